@@ -1,0 +1,96 @@
+# specnet: one entry point.
+#
+#   make                 modules (+ userspace) for the default kernel(s)
+#   make KVER=<release>  modules for one kernel (headers in /lib/modules/<release>/build)
+#   make setup           install everything the project needs (idempotent, root)
+#   make test            host unit tests, then the VM suite on every supported kernel
+#   make demo            the lossy satellite-link scenario in the VM (results/ + PNG)
+#   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
+#   make install         modules into /lib/modules/<release>/updates + depmod
+#   make clean
+
+TOP      := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD    := $(TOP)/build
+VENV     ?= $(TOP)/.venv
+PY       := $(VENV)/bin/python
+
+# Supported kernels: every installed Debian kernel with headers, 6.1 and 6.12.
+SUPPORTED_RE := ^6\.(1|12)\.
+ALL_KVERS := $(shell for d in /lib/modules/*/build; do \
+	[ -e "$$d/Makefile" ] && basename "$$(dirname "$$d")"; done | grep -E '$(SUPPORTED_RE)' | sort -V)
+RUNNING  := $(shell uname -r)
+ifeq ($(origin KVER),undefined)
+  ifneq ($(wildcard /lib/modules/$(RUNNING)/build/Makefile),)
+    KVERS ?= $(RUNNING)
+  else
+    KVERS ?= $(ALL_KVERS)
+  endif
+else
+  KVERS := $(KVER)
+endif
+
+# The module sources copied (as symlinks) into each kernel's output tree.
+MODSRC   := Kbuild kernel tcp_spec
+MODULES  := tcp_spec
+EXTRA    ?=
+
+.PHONY: all modules userspace setup test test-host test-vm demo bench check \
+	install clean help print-kvers
+
+all: modules userspace
+
+help:
+	@sed -n '3,12p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
+
+define modules_for
+modules: modules-$(1)
+.PHONY: modules-$(1)
+modules-$(1):
+	@test -e /lib/modules/$(1)/build/Makefile || \
+		{ echo "no headers for kernel $(1): install linux-headers-$(1) (make setup)"; exit 1; }
+	@mkdir -p $(BUILD)/$(1)/src
+	@cp -as --remove-destination $(addprefix $(TOP)/,$(MODSRC)) $(BUILD)/$(1)/src/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src W=1 $(EXTRA) \
+		SPECNET_CFLAGS="-I$(TOP)/kernel -I$(TOP)/kernel/include \
+		$$$$($(TOP)/kernel/compat-probe.sh /lib/modules/$(1)/source /lib/modules/$(1)/build)" \
+		modules
+	@for m in $(MODULES); do ln -sf src/$$$$m/$$$$m.ko $(BUILD)/$(1)/$$$$m.ko; done
+endef
+$(foreach k,$(KVERS),$(eval $(call modules_for,$(k))))
+
+userspace:
+	@true
+
+setup:
+	@bash $(TOP)/scripts/setup.sh
+
+# W=1 and sparse over every supported kernel; any warning fails.
+check:
+	@set -e; for k in $(ALL_KVERS); do \
+		log=$(BUILD)/check-$$k.log; \
+		rm -rf $(BUILD)/$$k/src; \
+		$(MAKE) --no-print-directory KVER=$$k EXTRA="C=2" modules >$$log 2>&1 || { cat $$log; exit 1; }; \
+		if grep -E 'warning:|error:' $$log; then echo "check: warnings on $$k ($$log)"; exit 1; fi; \
+		echo "check: $$k: W=1 + sparse clean"; \
+	done
+
+test: setup
+	@$(PY) $(TOP)/tests/run.py --kernels "$(ALL_KVERS)" $(if $(K),-k "$(K)")
+
+test-host: setup
+	@$(PY) $(TOP)/tests/run.py --host-only
+
+demo: setup
+	@$(MAKE) --no-print-directory KVERS="$(firstword $(ALL_KVERS))" modules
+	@$(PY) $(TOP)/mininet/demo.py --kernel "$(firstword $(ALL_KVERS))"
+
+install: modules
+	@for k in $(KVERS); do for m in $(MODULES); do \
+		install -D -m 0644 $(BUILD)/$$k/$$m.ko /lib/modules/$$k/updates/specnet/$$m.ko; done; \
+		depmod -a $$k; echo "installed into /lib/modules/$$k/updates/specnet"; done
+
+print-kvers:
+	@echo $(ALL_KVERS)
+
+clean:
+	rm -rf $(BUILD)

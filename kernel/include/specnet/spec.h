@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SpecTCP: the speculative loss classifier, as pure integer maths.
+ *
+ * A speculative sender treats every loss as corruption unless the network
+ * told it otherwise, by analogy with branch prediction: it "executes" the
+ * cheap path (keep cwnd) and relies on ECN to detect a wrong guess.
+ *
+ * Model (shared/docs/algorithms.md, section 1):
+ *
+ *   on a loss event (fast-recovery entry or RTO) at time t:
+ *     ECE seen in (t - srtt, t]        -> congestion: ssthresh = cwnd / 2
+ *     else with probability p          -> corruption: ssthresh = cwnd
+ *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
+ *
+ *   on an ECN-Echo at time t, with the last corruption guess at t_s:
+ *     t - t_s <= srtt                  -> misprediction: apply cwnd / 2 now
+ *     otherwise                        -> RFC 3168 response (halve once
+ *                                         per window; the stack's CWR state)
+ *
+ * p is given in per-mille (SPEC_P_UNIT = 1000 is "always corruption", the
+ * right choice behind a redopt bottleneck that keeps congestion drops at
+ * zero). The Bernoulli draw takes a uniform random number in [0, 1000)
+ * from the caller, so this header stays deterministic and host-testable.
+ *
+ * Times are u32 microseconds (the low 32 bits of tcp_mstamp); differences
+ * are taken modulo 2^32, valid for intervals up to ~35 minutes, far beyond
+ * the one-RTT windows used here.
+ *
+ * Deviations we chose and why:
+ *  - "recent" is the half-open window (t - srtt, t], with srtt floored at
+ *    SPEC_MIN_WINDOW_US so that a connection without an RTT sample yet
+ *    still sees the ECE of the ACK that revealed the loss.
+ *  - the decrease is Reno's (max(cwnd/2, 2)); "keep cwnd" on corruption is
+ *    the paper's default, "keep growing slowly" is not implemented.
+ */
+#ifndef _SPECNET_SPEC_H
+#define _SPECNET_SPEC_H
+
+#include "types.h"
+
+#define SPEC_P_UNIT		1000	/* p_corrupt is per-mille */
+#define SPEC_P_DEFAULT		SPEC_P_UNIT	/* always predict corruption */
+#define SPEC_MIN_WINDOW_US	1000	/* floor of the srtt window, 1 ms */
+#define SPEC_MIN_CWND		2	/* Reno's floor after a decrease */
+
+/* Configuration: one per module (module parameters). */
+struct spec_params {
+	u32 p_corrupt;		/* P(corruption | no recent ECE), per-mille */
+};
+
+/* Verdict on one loss event. */
+enum spec_verdict {
+	SPEC_VERDICT_NONE = 0,
+	SPEC_CONG_ECE,		/* ECE within the last srtt: congestion */
+	SPEC_CONG_DRAW,		/* no ECE, Bernoulli drew congestion */
+	SPEC_CORRUPT,		/* no ECE, Bernoulli drew corruption */
+};
+
+/* The single validity check every entry point (module parameter, tools)
+ * calls. Returns 0 or -EINVAL.
+ */
+static inline int spec_check_params(const struct spec_params *p)
+{
+	if (p->p_corrupt > SPEC_P_UNIT)
+		return -EINVAL;
+	return 0;
+}
+
+/* Length of the "recent" window from the smoothed RTT (us). */
+static inline u32 spec_window_us(u32 srtt_us)
+{
+	return max(srtt_us, (u32)SPEC_MIN_WINDOW_US);
+}
+
+/* Was the event at @then (us) within the window (now - win, now]? */
+static inline bool spec_within(u32 now_us, u32 then_us, u32 win_us)
+{
+	return (u32)(now_us - then_us) < win_us;
+}
+
+/*
+ * Classify a loss. @ece_recent: an ECN-Echo arrived within the last srtt.
+ * @rnd: uniform in [0, SPEC_P_UNIT), supplied by the caller; it is only
+ * consumed when there is no ECE.
+ */
+static inline enum spec_verdict spec_classify(const struct spec_params *p,
+					      bool ece_recent, u32 rnd)
+{
+	if (ece_recent)
+		return SPEC_CONG_ECE;
+	return rnd < p->p_corrupt ? SPEC_CORRUPT : SPEC_CONG_DRAW;
+}
+
+/* Reno multiplicative decrease: max(cwnd / 2, 2). */
+static inline u32 spec_halve(u32 cwnd)
+{
+	return max(cwnd >> 1, (u32)SPEC_MIN_CWND);
+}
+
+/* The slow-start threshold a verdict calls for, from the pre-loss cwnd. */
+static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
+{
+	if (v == SPEC_CORRUPT)
+		return max(cwnd, (u32)SPEC_MIN_CWND);
+	return spec_halve(cwnd);
+}
+
+/*
+ * An ECN-Echo at @now after a corruption guess at @spec_us: is it a
+ * misprediction (within one smoothed RTT of the guess)?
+ */
+static inline bool spec_mispredicted(u32 now_us, u32 spec_us, u32 srtt_us)
+{
+	return spec_within(now_us, spec_us, spec_window_us(srtt_us) + 1);
+}
+
+#endif /* _SPECNET_SPEC_H */

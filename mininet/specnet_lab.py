@@ -1,0 +1,363 @@
+"""specnet_lab: what the integration tests, the demo and the benchmarks
+share inside the guest.
+
+* modules: load/unload ours from build/<release>/, read their counters;
+* Chain: a line of network namespaces joined by veth pairs (the
+  integration tests' topologies), with tc qdiscs per interface;
+* inject: nftables rules that drop or CE-mark chosen packets of a flow, by
+  its conntrack packet count (deterministic, not random);
+* TcpProbe: the tcp:tcp_probe tracepoint (cwnd, ssthresh, srtt per ACK) in
+  a private tracefs instance;
+* iperf3 helpers and the satellite-link arithmetic (PER, ceiling).
+
+Everything runs as root inside the VM; nothing here is used on the host.
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+TRACEFS = "/sys/kernel/tracing"
+
+
+class CmdError(RuntimeError):
+    pass
+
+
+def sh(cmd, ns=None, check=True, timeout=120, capture=True):
+    """Run a shell command (in netns @ns). Returns stdout (str)."""
+    if ns:
+        cmd = f"ip netns exec {ns} sh -c {shlex.quote(cmd)}"
+    p = subprocess.run(cmd, shell=True, text=True, timeout=timeout,
+                       capture_output=capture)
+    if check and p.returncode != 0:
+        raise CmdError(f"`{cmd}` exited {p.returncode}: {p.stderr.strip()}")
+    return p.stdout if capture else ""
+
+
+def run(cmd, ns=None, timeout=120):
+    """Run and return (rc, stdout, stderr) without raising."""
+    if ns:
+        cmd = f"ip netns exec {ns} sh -c {shlex.quote(cmd)}"
+    p = subprocess.run(cmd, shell=True, text=True, timeout=timeout,
+                       capture_output=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+# ---- modules ------------------------------------------------------------
+
+def kernel_release():
+    return os.uname().release
+
+
+def module_path(name, release=None):
+    return os.path.join(TOP, "build", release or kernel_release(), f"{name}.ko")
+
+
+def module_loaded(name):
+    return os.path.isdir(f"/sys/module/{name}")
+
+
+def load_module(name, **params):
+    """insmod our module from build/<release>/ (reloading with @params)."""
+    if module_loaded(name):
+        unload_module(name)
+    args = " ".join(f"{k}={v}" for k, v in params.items())
+    sh(f"insmod {module_path(name)} {args}")
+
+
+def unload_module(name, tries=20):
+    for _ in range(tries):
+        if not module_loaded(name):
+            return
+        rc, _, _ = run(f"rmmod {name}")
+        if rc == 0:
+            return
+        time.sleep(0.5)     # sockets in TIME_WAIT/closing still hold it
+    raise CmdError(f"rmmod {name} failed")
+
+
+def set_param(module, param, value):
+    with open(f"/sys/module/{module}/parameters/{param}", "w") as f:
+        f.write(str(value))
+
+
+def counters(proc_name, ns=None):
+    """Read /proc/net/<proc_name> ("name value" lines) in netns @ns."""
+    out = sh(f"cat /proc/net/{proc_name}", ns=ns)
+    return {k: int(v) for k, v in (l.split() for l in out.splitlines() if l.strip())}
+
+
+def available_ccs():
+    with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+        return f.read().split()
+
+
+def ensure_cc(name):
+    """Make CC @name available: our build for ours, modprobe for the kernel's."""
+    if name in available_ccs():
+        return True
+    ours = module_path(f"tcp_{name}")
+    if os.path.exists(ours):
+        run(f"insmod {ours}")
+    else:
+        run(f"modprobe tcp_{name}")
+    return name in available_ccs()
+
+
+# ---- topology -------------------------------------------------------------
+
+_uniq = [0]
+
+
+def uniq(prefix):
+    _uniq[0] += 1
+    return f"{prefix}{os.getpid() % 1000}{_uniq[0]}"
+
+
+class Chain:
+    """Namespaces n0 - n1 - ... - nk in a line, veth between neighbours.
+
+    Link i joins node i (address 10.<base>.<i>.1) and node i+1
+    (10.<base>.<i>.2). Middle nodes forward; end nodes route everything via
+    their single neighbour. Offloads that defeat shaping are off.
+    """
+
+    def __init__(self, nodes, base=None, name=None):
+        self.name = name or uniq("sn")
+        self.base = base if base is not None else (_uniq[0] % 200) + 20
+        self.nodes = [f"{self.name}-{n}" for n in nodes]
+        self.alias = dict(zip(nodes, self.nodes))
+        self.links = []   # (left ns, left if, right ns, right if)
+        self.up = False
+
+    def ns(self, alias):
+        return self.alias[alias]
+
+    def ip(self, alias):
+        """The address of node @alias on its first link (toward n0 side for
+        the last node, toward the next node otherwise)."""
+        i = list(self.alias).index(alias)
+        if i == len(self.nodes) - 1:
+            return f"10.{self.base}.{i - 1}.2"
+        return f"10.{self.base}.{i}.1"
+
+    def ifname(self, alias, toward):
+        """The interface on node @alias that faces neighbour @toward."""
+        a = list(self.alias).index(alias)
+        b = list(self.alias).index(toward)
+        assert abs(a - b) == 1
+        return f"e{a}{'r' if b > a else 'l'}"
+
+    def __enter__(self):
+        self.build()
+        return self
+
+    def __exit__(self, *exc):
+        self.destroy()
+
+    def build(self):
+        for n in self.nodes:
+            sh(f"ip netns add {n}")
+            sh("ip link set lo up", ns=n)
+            sh("sysctl -qw net.ipv4.ip_forward=1", ns=n)
+        self.up = True
+        last = len(self.nodes) - 1
+        for i in range(last):
+            l, r = self.nodes[i], self.nodes[i + 1]
+            li, ri = f"e{i}r", f"e{i + 1}l"
+            sh(f"ip link add {li} netns {l} type veth peer name {ri} netns {r}")
+            for ns, ifn, host in ((l, li, 1), (r, ri, 2)):
+                sh(f"ip addr add 10.{self.base}.{i}.{host}/24 dev {ifn}", ns=ns)
+                sh(f"ip link set {ifn} up", ns=ns)
+                sh(f"ethtool -K {ifn} tso off gso off gro off >/dev/null 2>&1 || true", ns=ns)
+            self.links.append((l, li, r, ri))
+        # routes: everything left of node i via its left neighbour, right via right
+        for i, n in enumerate(self.nodes):
+            for j in range(last):
+                if j == i or j == i - 1:
+                    continue      # directly connected
+                dst = f"10.{self.base}.{j}.0/24"
+                if j > i:
+                    sh(f"ip route add {dst} via 10.{self.base}.{i}.2", ns=n)
+                else:
+                    sh(f"ip route add {dst} via 10.{self.base}.{i - 1}.1", ns=n)
+        return self
+
+    def destroy(self):
+        if not self.up:
+            return
+        for n in self.nodes:
+            run(f"ip netns pids {n} | xargs -r kill -9")
+        for n in self.nodes:
+            run(f"ip netns del {n}")
+        self.up = False
+
+    def sysctl(self, alias, key, value):
+        sh(f"sysctl -qw {key}={shlex.quote(str(value))}", ns=self.ns(alias))
+
+    def tc(self, alias, toward, spec):
+        """tc qdisc command(s) on @alias's interface toward @toward.
+        @spec: e.g. 'root netem delay 50ms' (each line one command)."""
+        dev = self.ifname(alias, toward)
+        for line in spec.strip().splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            verb = "add"
+            if line.split()[0] in ("add", "change", "replace", "del"):
+                verb, line = line.split(None, 1)
+            sh(f"tc qdisc {verb} dev {dev} {line}", ns=self.ns(alias))
+
+
+# ---- deterministic loss / CE injection ------------------------------------
+
+def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False):
+    """Install nftables rules on @router's forward path that drop the
+    packets whose conntrack original-direction count is in @drop and mark
+    those in @ce with CE. Counts are per connection, 1-based, and include
+    retransmissions, so a retransmitted packet is never hit twice. With
+    @blackout, drop every forwarded TCP data packet to @dport (use
+    clear_blackout to end it).
+    """
+    ns = chain.ns(router)
+    run("modprobe nf_conntrack")
+    sh("sysctl -qw net.netfilter.nf_conntrack_acct=1", ns=ns)
+    rules = []
+    if drop:
+        rules.append(f"tcp dport {dport} ct original packets {{ {', '.join(map(str, drop))} }} counter drop")
+    if ce:
+        rules.append(f"tcp dport {dport} ct original packets {{ {', '.join(map(str, ce))} }} counter ip ecn set ce")
+    if blackout:
+        rules.append(f"tcp dport {dport} meta length > 200 counter drop")
+    body = "\n    ".join(rules)
+    nft = f"""table inet specnet {{
+  chain fwd {{
+    type filter hook forward priority 0; policy accept;
+    {body}
+  }}
+}}
+"""
+    path = f"/tmp/{ns}.nft"
+    with open(path, "w") as f:
+        f.write(nft)
+    run("nft delete table inet specnet", ns=ns)
+    sh(f"nft -f {path}", ns=ns)
+
+
+def clear_inject(chain, router):
+    run("nft delete table inet specnet", ns=chain.ns(router))
+
+
+def nft_counters(chain, router):
+    out = sh("nft list table inet specnet", ns=chain.ns(router))
+    return [int(m) for m in re.findall(r"counter packets (\d+)", out)]
+
+
+# ---- tcp:tcp_probe ----------------------------------------------------------
+
+PROBE_RE = re.compile(
+    r"\s(\d+\.\d+): tcp_probe: .*?src=(\S+) dest=(\S+) .*?snd_nxt=(0x[0-9a-f]+) "
+    r"snd_una=(0x[0-9a-f]+) snd_cwnd=(\d+) ssthresh=(\d+) snd_wnd=(\d+) "
+    r"srtt=(\d+)")
+
+
+class TcpProbe:
+    """tcp:tcp_probe events of one flow, in a private tracefs instance.
+
+    Each event is taken when the sender processes an incoming segment,
+    before the ACK is applied: (t [s], snd_una, cwnd, ssthresh, srtt [us]).
+    """
+
+    def __init__(self, dport=5201, name=None):
+        self.dport = dport
+        self.name = name or uniq("specnet")
+        self.dir = f"{TRACEFS}/instances/{self.name}"
+
+    def __enter__(self):
+        if not os.path.isdir(TRACEFS + "/events"):
+            run(f"mount -t tracefs nodev {TRACEFS}")
+        os.mkdir(self.dir)
+        ev = f"{self.dir}/events/tcp/tcp_probe"
+        with open(f"{self.dir}/buffer_size_kb", "w") as f:
+            f.write("8192")
+        with open(f"{ev}/filter", "w") as f:
+            f.write(f"dport == {self.dport}")
+        with open(f"{ev}/enable", "w") as f:
+            f.write("1")
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        try:
+            os.rmdir(self.dir)
+        except OSError:
+            pass
+
+    def stop(self):
+        try:
+            with open(f"{self.dir}/events/tcp/tcp_probe/enable", "w") as f:
+                f.write("0")
+        except OSError:
+            pass
+
+    def events(self):
+        with open(f"{self.dir}/trace") as f:
+            text = f.read()
+        evs = []
+        for m in PROBE_RE.finditer(text):
+            evs.append(dict(t=float(m.group(1)), src=m.group(2), dst=m.group(3),
+                            snd_nxt=int(m.group(4), 16), snd_una=int(m.group(5), 16),
+                            cwnd=int(m.group(6)), ssthresh=int(m.group(7)),
+                            srtt=int(m.group(9))))
+        return evs
+
+
+def data_flow(events):
+    """Keep the events of the flow that moved most data (iperf3's data
+    connection, not its control connection)."""
+    by = {}
+    for e in events:
+        by.setdefault(e["src"], []).append(e)
+    if not by:
+        return []
+    return max(by.values(), key=lambda es: (es[-1]["snd_una"] - es[0]["snd_una"]) % 2**32)
+
+
+# ---- iperf3 ---------------------------------------------------------------
+
+def iperf3_server(ns, port=5201):
+    sh(f"iperf3 -s -D -1 -p {port} --logfile /tmp/iperf3-{ns}-{port}.log", ns=ns)
+    time.sleep(0.3)
+
+
+def iperf3_client(ns, server_ip, cc, seconds, port=5201, extra="", timeout=None):
+    """Run an iperf3 client; returns the parsed --json report."""
+    out = sh(f"iperf3 -c {server_ip} -p {port} -t {seconds} -C {cc} -J {extra}",
+             ns=ns, timeout=timeout or seconds * 3 + 60)
+    return json.loads(out)
+
+
+def goodput_bps(report):
+    """Receiver-side goodput of an iperf3 --json report (bit/s)."""
+    end = report["end"]
+    return end["sum_received"]["bits_per_second"]
+
+
+def retransmits(report):
+    return report["end"]["sum_sent"].get("retransmits", 0)
+
+
+# ---- lossy-link arithmetic (algorithms.md section 6) -----------------------
+
+def per_from_ber(ber, frame_bytes):
+    """Packet error rate of a frame of @frame_bytes at bit error rate @ber."""
+    return 1.0 - (1.0 - ber) ** (8 * frame_bytes)
+
+
+def ceiling_bps(capacity_bps, per, payload, frame):
+    """Physical ceiling C (1 - PER) payload/frame."""
+    return capacity_bps * (1.0 - per) * payload / frame

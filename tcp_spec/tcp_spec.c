@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SpecTCP (tcp_spec): speculative loss differentiation for lossy links.
+ *
+ * A loss on a satellite or RF link is usually corruption, not congestion,
+ * yet Reno halves cwnd for every loss. SpecTCP speculates, like a branch
+ * predictor: it assumes a loss is corruption and keeps cwnd, and relies on
+ * ECN, the network's explicit congestion signal, to tell it when the guess
+ * was wrong. The maths lives in kernel/include/specnet/spec.h; this file
+ * glues it to tcp_congestion_ops.
+ *
+ * Model (see spec.h for the equations):
+ *   loss event (fast-recovery entry or RTO):
+ *     ECE within the last srtt     -> congestion: Reno decrease
+ *     else Bernoulli(p_corrupt)    -> corruption: ssthresh = cwnd (kept)
+ *     else                         -> congestion: Reno decrease
+ *   RTO guessed as corruption: the stack sets cwnd to 1; once the
+ *     retransmission is acknowledged the pre-loss cwnd is restored, and
+ *     internal pacing (enabled for every ECN connection, as BBR does)
+ *     spreads the resulting burst over an RTT.
+ *   ECN-Echo, no loss: RFC 3168 (the stack's CWR state, halve once per
+ *     window).
+ *   ECN-Echo within one srtt after a corruption guess: a misprediction.
+ *     It is counted, and the congestion decrease is applied at once: in
+ *     Recovery/Loss by lowering ssthresh (PRR then reduces cwnd gradually;
+ *     in Loss cwnd is cut to it), in Open through the stack's CWR entry.
+ *   growth: Reno slow start and additive increase (tcp_reno_cong_avoid).
+ *
+ * State machine of one loss episode, driven by the stack's hooks:
+ *   ssthresh()   decides the verdict (the stack calls it on entry to CWR,
+ *                Recovery and Loss, before set_state);
+ *   set_state()  learns which of the three it was, counts it, and arms the
+ *                RTO restore;
+ *   cong_avoid() performs the restore on the first ACK that advances
+ *                snd_una;
+ *   in_ack_event() timestamps ECEs and detects mispredictions.
+ *
+ * Without negotiated ECN there is no congestion signal, so speculating
+ * would be unsafe: such a connection is plain Reno (counted once in
+ * non_ecn_conns), and sends no ECT, as tcp_dctcp does.
+ *
+ * Deviations and choices:
+ *  - CWR entered without an ECE (local congestion, NET_XMIT_CN) is treated
+ *    as congestion: ssthresh is lowered to half in set_state().
+ *  - An RTO that continues a fast recovery guessed as corruption (no new
+ *    ssthresh() call) also restores the pre-loss cwnd.
+ *  - Counters are per network namespace, in /proc/net/tcp_spec.
+ *
+ * Paper: SpecTCP, speculative TCP over lossy links with ECN as the
+ * condition; shared/docs/algorithms.md section 1 records our reading.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/tcp.h>
+#include <net/inet_ecn.h>
+
+#include "compat.h"
+#include <specnet/spec.h>
+
+/* ---- parameters -------------------------------------------------------- */
+
+static struct spec_params spec_params __read_mostly = {
+	.p_corrupt = SPEC_P_DEFAULT,
+};
+
+static int spec_param_set_p_corrupt(const char *val,
+				    const struct kernel_param *kp)
+{
+	struct spec_params p = spec_params;
+	int ret;
+
+	ret = kstrtouint(val, 0, &p.p_corrupt);
+	if (ret) {
+		pr_err("p_corrupt: '%s' is not a number (per-mille, 0..%u)\n",
+		       strim((char *)val), SPEC_P_UNIT);
+		return ret;
+	}
+	if (spec_check_params(&p)) {
+		pr_err("p_corrupt=%u out of range (per-mille, 0..%u)\n",
+		       p.p_corrupt, SPEC_P_UNIT);
+		return -EINVAL;
+	}
+	WRITE_ONCE(spec_params.p_corrupt, p.p_corrupt);
+	return 0;
+}
+
+static const struct kernel_param_ops spec_p_corrupt_ops = {
+	.set = spec_param_set_p_corrupt,
+	.get = param_get_uint,
+};
+module_param_cb(p_corrupt, &spec_p_corrupt_ops, &spec_params.p_corrupt, 0644);
+MODULE_PARM_DESC(p_corrupt,
+		 "probability that a loss without a recent ECN-Echo is corruption, per-mille (0..1000, default 1000)");
+
+/* ---- per-netns counters ----------------------------------------------- */
+
+enum spec_counter {
+	SPEC_CNT_LOSS,		/* loss events (recovery entries, first RTOs) */
+	SPEC_CNT_CORRUPT,	/* ... predicted corruption (cwnd kept) */
+	SPEC_CNT_CONGEST,	/* ... predicted congestion (decrease) */
+	SPEC_CNT_ECE_RED,	/* cwnd reductions caused by ECN-Echo */
+	SPEC_CNT_MISPRED,	/* ECE within one srtt after a corruption guess */
+	SPEC_CNT_RTO_RESTORE,	/* pre-loss cwnd restored after an RTO */
+	SPEC_CNT_NON_ECN,	/* connections without negotiated ECN (Reno) */
+	SPEC_CNT_MAX
+};
+
+static const char * const spec_counter_names[SPEC_CNT_MAX] = {
+	[SPEC_CNT_LOSS]		= "loss_events",
+	[SPEC_CNT_CORRUPT]	= "predicted_corruption",
+	[SPEC_CNT_CONGEST]	= "predicted_congestion",
+	[SPEC_CNT_ECE_RED]	= "ece_reductions",
+	[SPEC_CNT_MISPRED]	= "mispredictions",
+	[SPEC_CNT_RTO_RESTORE]	= "rto_restores",
+	[SPEC_CNT_NON_ECN]	= "non_ecn_connections",
+};
+
+struct spec_net {
+	atomic_long_t cnt[SPEC_CNT_MAX];
+};
+
+static unsigned int spec_net_id __read_mostly;
+
+static void spec_count(const struct sock *sk, enum spec_counter c)
+{
+	struct spec_net *sn = net_generic(sock_net(sk), spec_net_id);
+
+	atomic_long_inc(&sn->cnt[c]);
+}
+
+static int spec_stat_show(struct seq_file *seq, void *v)
+{
+	struct spec_net *sn = net_generic(seq_file_single_net(seq),
+					  spec_net_id);
+	int i;
+
+	for (i = 0; i < SPEC_CNT_MAX; i++)
+		seq_printf(seq, "%s %ld\n", spec_counter_names[i],
+			   atomic_long_read(&sn->cnt[i]));
+	return 0;
+}
+
+static int __net_init spec_net_init(struct net *net)
+{
+	if (!proc_create_net_single("tcp_spec", 0444, net->proc_net,
+				    spec_stat_show, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+static void __net_exit spec_net_exit(struct net *net)
+{
+	remove_proc_entry("tcp_spec", net->proc_net);
+}
+
+static struct pernet_operations spec_net_ops = {
+	.init = spec_net_init,
+	.exit = spec_net_exit,
+	.id   = &spec_net_id,
+	.size = sizeof(struct spec_net),
+};
+
+/* ---- per-socket state -------------------------------------------------- */
+
+struct spec_ca {
+	u32 last_ece_us;	/* tcp_mstamp (us, low 32 bits) of last ECE */
+	u32 spec_us;		/* when the last loss was guessed corruption */
+	u32 spec_cwnd;		/* cwnd before that loss (packets) */
+	u32 restore_cwnd;	/* cwnd to restore after an RTO, 0: none */
+	u8  verdict;		/* enum spec_verdict: ssthresh() -> set_state() */
+	u8  ece_seen:1,		/* last_ece_us is valid */
+	    spec_live:1,	/* last guess not yet contradicted by an ECE */
+	    unused:6;
+};
+
+static u32 spec_now_us(const struct tcp_sock *tp)
+{
+	return (u32)tp->tcp_mstamp;
+}
+
+static u32 spec_srtt_us(const struct tcp_sock *tp)
+{
+	return tp->srtt_us >> 3;
+}
+
+static bool spec_ecn_ok(const struct tcp_sock *tp)
+{
+	return tp->ecn_flags & TCP_ECN_OK;
+}
+
+static void spec_init(struct sock *sk)
+{
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	memset(ca, 0, sizeof(*ca));
+	if (!spec_ecn_ok(tcp_sk(sk))) {
+		/* Reno, and no ECT on a connection that did not negotiate
+		 * ECN (RFC 3168 6.1.1).
+		 */
+		INET_ECN_dontxmit(sk);
+		spec_count(sk, SPEC_CNT_NON_ECN);
+		return;
+	}
+	/* Pace, so that a restored cwnd is not sent as a burst. */
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+}
+
+static u32 spec_ssthresh(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u32 cwnd = tcp_snd_cwnd(tp);
+	u32 now = spec_now_us(tp);
+	enum spec_verdict v;
+	bool ece_recent;
+
+	if (!spec_ecn_ok(tp)) {
+		ca->verdict = SPEC_CONG_DRAW;
+		return tcp_reno_ssthresh(sk);
+	}
+
+	ece_recent = ca->ece_seen &&
+		     spec_within(now, ca->last_ece_us,
+				 spec_window_us(spec_srtt_us(tp)));
+	v = spec_classify(&spec_params, ece_recent,
+			  ece_recent ? 0 : get_random_u32_below(SPEC_P_UNIT));
+	ca->verdict = v;
+	if (v == SPEC_CORRUPT) {
+		ca->spec_us = now;
+		ca->spec_cwnd = cwnd;
+		ca->spec_live = 1;
+	}
+	return spec_target_ssthresh(v, cwnd);
+}
+
+static void spec_set_state(struct sock *sk, u8 new_state)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u8 old_state = inet_csk(sk)->icsk_ca_state;
+	enum spec_verdict v = ca->verdict;
+
+	ca->verdict = SPEC_VERDICT_NONE;
+
+	switch (new_state) {
+	case TCP_CA_Recovery:
+	case TCP_CA_Loss:
+		if (v == SPEC_VERDICT_NONE) {
+			/* No ssthresh() call: recovery entered during an ECE
+			 * reduction (congestion, already reduced), or an RTO
+			 * that continues the current episode.
+			 */
+			if (old_state == TCP_CA_CWR) {
+				spec_count(sk, SPEC_CNT_LOSS);
+				spec_count(sk, SPEC_CNT_CONGEST);
+			} else if (new_state == TCP_CA_Loss && ca->spec_live &&
+				   tp->snd_ssthresh == ca->spec_cwnd) {
+				ca->restore_cwnd = ca->spec_cwnd;
+			}
+			break;
+		}
+		spec_count(sk, SPEC_CNT_LOSS);
+		if (!spec_ecn_ok(tp))
+			break;
+		spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
+						   SPEC_CNT_CONGEST);
+		ca->restore_cwnd = (new_state == TCP_CA_Loss &&
+				    v == SPEC_CORRUPT) ? ca->spec_cwnd : 0;
+		break;
+	case TCP_CA_CWR:
+		if (v == SPEC_CONG_ECE) {
+			spec_count(sk, SPEC_CNT_ECE_RED);
+		} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp)) {
+			/* CWR without an ECE: local congestion (NET_XMIT_CN).
+			 * That is congestion, whatever the draw said.
+			 */
+			if (v == SPEC_CORRUPT)
+				ca->spec_live = 0;
+			tp->snd_ssthresh = spec_halve(tp->prior_cwnd);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void spec_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u32 now = spec_now_us(tp);
+
+	if (!(flags & CA_ACK_ECE) || !spec_ecn_ok(tp))
+		return;
+
+	ca->last_ece_us = now;
+	ca->ece_seen = 1;
+	if (!ca->spec_live ||
+	    !spec_mispredicted(now, ca->spec_us, spec_srtt_us(tp)))
+		return;
+
+	/* The loss we called corruption was congestion after all. */
+	ca->spec_live = 0;
+	ca->restore_cwnd = 0;
+	spec_count(sk, SPEC_CNT_MISPRED);
+
+	switch (inet_csk(sk)->icsk_ca_state) {
+	case TCP_CA_Recovery:
+	case TCP_CA_Loss:
+		/* The stack ignores ECE here: apply the decrease ourselves.
+		 * PRR (Recovery) converges on the new ssthresh; in Loss the
+		 * window is cut directly. Queue CWR so the receiver stops
+		 * echoing this mark.
+		 */
+		tp->snd_ssthresh = spec_halve(ca->spec_cwnd);
+		if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss &&
+		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)
+			tcp_snd_cwnd_set(tp, tp->snd_ssthresh);
+		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
+		spec_count(sk, SPEC_CNT_ECE_RED);
+		break;
+	default:
+		/* Open/Disorder: this ACK takes the stack into CWR, where
+		 * spec_ssthresh() sees the fresh ECE and halves; CWR: already
+		 * reducing.
+		 */
+		break;
+	}
+}
+
+static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	if (ca->restore_cwnd && acked) {
+		/* First ACK of new data after an RTO guessed as corruption:
+		 * the retransmission got through, go back to the pre-loss
+		 * window (paced by the stack).
+		 */
+		u32 target = min(ca->restore_cwnd, tp->snd_cwnd_clamp);
+
+		ca->restore_cwnd = 0;
+		if (target > tcp_snd_cwnd(tp)) {
+			tcp_snd_cwnd_set(tp, target);
+			tp->snd_cwnd_cnt = 0;
+			spec_count(sk, SPEC_CNT_RTO_RESTORE);
+			return;
+		}
+	}
+	tcp_reno_cong_avoid(sk, ack, acked);
+}
+
+static u32 spec_undo_cwnd(struct sock *sk)
+{
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	/* A spurious loss was undone: nothing left to restore. */
+	ca->restore_cwnd = 0;
+	ca->spec_live = 0;
+	return tcp_reno_undo_cwnd(sk);
+}
+
+static struct tcp_congestion_ops tcp_spec __read_mostly = {
+	.init		= spec_init,
+	.ssthresh	= spec_ssthresh,
+	.cong_avoid	= spec_cong_avoid,
+	.set_state	= spec_set_state,
+	.in_ack_event	= spec_in_ack_event,
+	.undo_cwnd	= spec_undo_cwnd,
+	.flags		= TCP_CONG_NEEDS_ECN,
+	.owner		= THIS_MODULE,
+	.name		= "spec",
+};
+
+static int __init spec_register(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct spec_ca) > ICSK_CA_PRIV_SIZE);
+
+	ret = register_pernet_subsys(&spec_net_ops);
+	if (ret)
+		return ret;
+	ret = tcp_register_congestion_control(&tcp_spec);
+	if (ret) {
+		pr_err("cannot register congestion control \"%s\": %d%s\n",
+		       tcp_spec.name, ret,
+		       ret == -EEXIST ? " (already registered)" : "");
+		unregister_pernet_subsys(&spec_net_ops);
+		return ret;
+	}
+	pr_info("registered \"%s\" (p_corrupt=%u per-mille)\n",
+		tcp_spec.name, READ_ONCE(spec_params.p_corrupt));
+	return 0;
+}
+
+static void __exit spec_unregister(void)
+{
+	tcp_unregister_congestion_control(&tcp_spec);
+	unregister_pernet_subsys(&spec_net_ops);
+}
+
+module_init(spec_register);
+module_exit(spec_unregister);
+
+MODULE_AUTHOR("specnet");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("SpecTCP: speculative corruption/congestion loss differentiation with ECN");
+MODULE_VERSION("0.1");

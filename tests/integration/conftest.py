@@ -1,0 +1,37 @@
+"""Integration tests: run inside the VM (tests/vm), as root, with the
+modules of the running kernel in build/<release>/. Each test builds its own
+namespaces and removes them."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "mininet"))
+
+import specnet_lab as lab  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    if not os.path.exists("/proc/modules") or os.geteuid() != 0:
+        skip = pytest.mark.skip(reason="needs root and a kernel with modules: run through `make test` (VM)")
+        for item in items:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def spec():
+    """tcp_spec loaded fresh with default parameters; unloaded afterwards."""
+    lab.load_module("tcp_spec")
+    yield "spec"
+    lab.unload_module("tcp_spec")
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_namespaces():
+    before = set(lab.sh("ip netns list").split())
+    yield
+    after = set(lab.sh("ip netns list").split())
+    leaked = {n for n in after - before if n.startswith("sn")}
+    for n in leaked:
+        lab.run(f"ip netns del {n}")
+    assert not leaked, f"namespaces left behind: {leaked}"

@@ -1,0 +1,319 @@
+"""tcp_spec (SpecTCP) on the real stack: registration, parameters, module
+lifetime, and the cwnd response to losses and CE marks injected on chosen
+packets (nftables, by conntrack packet count), read from tcp:tcp_probe.
+
+Topology of the cwnd tests: snd -- rtr -- rcv. The ACK path (rtr -> snd)
+carries a 100 ms netem delay, the data path is unshaped and the receiver's
+buffer is capped, so the flow is receive-window limited: no queue, no
+congestion loss, no CE mark but the ones we inject.
+"""
+import re
+import time
+
+import pytest
+
+import specnet_lab as lab
+
+RTT = 0.100
+INFINITE_SSTHRESH = 0x7fffffff
+LOSS_PKT = 500          # conntrack packet count of the packet we drop
+
+
+def wnd_limited_chain():
+    c = lab.Chain(["snd", "rtr", "rcv"])
+    c.build()
+    try:
+        c.tc("rtr", "snd", f"root netem delay {int(RTT * 1000)}ms limit 10000")
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 131072")
+        lab.iperf3_server(c.ns("rcv"))
+    except Exception:
+        c.destroy()
+        raise
+    return c
+
+
+def run_flow(chain, cc, seconds=5, during=None):
+    """One iperf3 flow snd -> rcv traced by tcp_probe. @during(chain) runs
+    in parallel (e.g. a blackout). Returns (events, report)."""
+    import threading
+    with lab.TcpProbe() as probe:
+        t = None
+        if during:
+            t = threading.Thread(target=during, args=(chain,))
+            t.start()
+        rep = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), cc, seconds)
+        if t:
+            t.join()
+        probe.stop()
+        evs = lab.data_flow(probe.events())
+    assert evs, "no tcp_probe events for the data flow"
+    return evs, rep
+
+
+def first_reduction(evs):
+    """Index of the first event whose ssthresh left 'infinite'."""
+    for i, e in enumerate(evs):
+        if e["ssthresh"] < INFINITE_SSTHRESH:
+            return i
+    raise AssertionError("no loss/ECN response seen in the trace")
+
+
+def loss_response(evs):
+    """(pre-loss cwnd, ssthresh set, cwnd settled 3-8 RTTs later)."""
+    i = first_reduction(evs)
+    t0 = evs[i]["t"]
+    pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT) if i else evs[0]["cwnd"]
+    ss = evs[i]["ssthresh"]
+    later = [e["cwnd"] for e in evs[i:] if t0 + 3 * RTT <= e["t"] <= t0 + 8 * RTT]
+    assert later, "flow ended too soon after the loss"
+    return pre, ss, min(later)
+
+
+def counters(chain):
+    return lab.counters("tcp_spec", ns=chain.ns("snd"))
+
+
+# ---- registration, parameters, lifetime --------------------------------
+
+def test_registered_and_selectable(spec):
+    assert "spec" in lab.available_ccs()
+    c = wnd_limited_chain()
+    try:
+        # per-netns default through sysctl: ss -ti shows spec while it runs.
+        # Outside the initial netns only "allowed" CCs may be the default.
+        allowed = lab.sh("sysctl -n net.ipv4.tcp_allowed_congestion_control").split()
+        if "spec" not in allowed:
+            lab.sh("sysctl -qw net.ipv4.tcp_allowed_congestion_control='%s'"
+                   % " ".join(allowed + ["spec"]))
+        c.sysctl("snd", "net.ipv4.tcp_congestion_control", "spec")
+        assert lab.sh("sysctl -n net.ipv4.tcp_congestion_control",
+                      ns=c.ns("snd")).strip() == "spec"
+        import threading
+        seen = []
+
+        def watch():
+            for _ in range(30):
+                out = lab.sh("ss -tin dst " + c.ip("rcv"), ns=c.ns("snd"))
+                if " spec " in out or "\tspec " in out or re.search(r"\bspec\b", out):
+                    seen.append(out)
+                    return
+                time.sleep(0.2)
+        w = threading.Thread(target=watch)
+        w.start()
+        rep = lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "spec", 3)
+        w.join()
+        assert lab.goodput_bps(rep) > 100e3
+        assert seen, "ss -ti never showed the spec congestion control"
+        assert "ecn" in seen[0], "spec connection did not negotiate ECN"
+        # per route: congctl spec on the route, default back to reno
+        c.sysctl("snd", "net.ipv4.tcp_congestion_control", "reno")
+        rcv_net = c.ip("rcv").rsplit(".", 1)[0] + ".0/24"
+        lab.sh(f"ip route replace {rcv_net} via {c.ip('rtr')} congctl spec", ns=c.ns("snd"))
+        assert "congctl spec" in lab.sh("ip route show " + rcv_net, ns=c.ns("snd"))
+        lab.iperf3_server(c.ns("rcv"))
+        w = threading.Thread(target=watch)
+        seen.clear()
+        w.start()
+        out = lab.sh(f"iperf3 -c {c.ip('rcv')} -t 3 -J", ns=c.ns("snd"), timeout=60)
+        w.join()
+        assert seen, "per-route congctl spec not applied"
+        assert '"bits_per_second"' in out
+    finally:
+        c.destroy()
+
+
+def test_p_corrupt_validated(spec):
+    path = "/sys/module/tcp_spec/parameters/p_corrupt"
+    assert open(path).read().strip() == "1000"
+    for bad in ("1001", "-1", "abc", "99999999999"):
+        rc, _, err = lab.run(f"echo {bad} > {path}")
+        assert rc != 0, f"p_corrupt={bad} accepted"
+        assert open(path).read().strip() == "1000", "rejected value changed p_corrupt"
+    lab.set_param("tcp_spec", "p_corrupt", 250)
+    assert open(path).read().strip() == "250"
+    # at load time: refused, with the reason in dmesg
+    lab.unload_module("tcp_spec")
+    rc, _, err = lab.run(f"insmod {lab.module_path('tcp_spec')} p_corrupt=2000")
+    assert rc != 0 and "Invalid parameters" in err
+    assert not lab.module_loaded("tcp_spec")
+    assert "p_corrupt=2000 out of range" in lab.sh("dmesg | tail -n 20")
+    lab.load_module("tcp_spec", p_corrupt=0)
+    assert open(path).read().strip() == "0"
+
+
+def test_load_twice_and_rmmod_in_use(spec):
+    rc, _, err = lab.run(f"insmod {lab.module_path('tcp_spec')}")
+    assert rc != 0 and "File exists" in err
+    c = wnd_limited_chain()
+    try:
+        import threading
+        res = {}
+        t = threading.Thread(target=lambda: res.update(
+            rep=lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "spec", 6)))
+        t.start()
+        time.sleep(3)
+        rc, _, err = lab.run("rmmod tcp_spec")
+        assert rc != 0 and "in use" in err, f"rmmod with a live socket: rc={rc} {err}"
+        assert lab.module_loaded("tcp_spec")
+        t.join()
+        assert lab.goodput_bps(res["rep"]) > 100e3, "flow broken by the rmmod attempt"
+    finally:
+        c.destroy()
+    lab.unload_module("tcp_spec")      # sockets gone: unloads
+    assert not lab.module_loaded("tcp_spec")
+    assert "spec" not in lab.available_ccs()
+
+
+# ---- cwnd behaviour ----------------------------------------------------------
+
+def test_a_loss_without_ece_keeps_cwnd(spec):
+    c = wnd_limited_chain()
+    try:
+        lab.inject(c, "rtr", drop=[LOSS_PKT])
+        evs, _ = run_flow(c, "spec")
+        assert lab.nft_counters(c, "rtr") == [1], "the injected drop did not happen"
+        pre, ss, after = loss_response(evs)
+        assert ss >= 0.9 * pre, f"ssthresh {ss} after loss, pre-loss cwnd {pre}"
+        assert after >= 0.8 * pre, f"cwnd fell from {pre} to {after}"
+        n = counters(c)
+        assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
+        assert n["predicted_congestion"] == 0 and n["non_ecn_connections"] == 0, n
+    finally:
+        c.destroy()
+
+
+def test_b_ce_marks_halve_cwnd(spec):
+    c = wnd_limited_chain()
+    try:
+        lab.inject(c, "rtr", ce=[LOSS_PKT])
+        evs, _ = run_flow(c, "spec")
+        assert lab.nft_counters(c, "rtr") == [1]
+        pre, ss, after = loss_response(evs)
+        assert ss <= 0.6 * pre, f"ssthresh {ss} after CE, pre cwnd {pre}"
+        assert after <= 0.65 * pre, f"cwnd {pre} -> {after}: not halved"
+        n = counters(c)
+        assert n["ece_reductions"] == 1 and n["loss_events"] == 0, n
+    finally:
+        c.destroy()
+
+
+def blackout(chain, start=1.5, length=1.0):
+    time.sleep(start)
+    lab.inject(chain, "rtr", blackout=True)
+    time.sleep(length)
+    lab.clear_inject(chain, "rtr")
+
+
+def test_c_rto_restores_cwnd_within_two_rtts(spec):
+    c = wnd_limited_chain()
+    try:
+        evs, _ = run_flow(c, "spec", seconds=6, during=blackout)
+        i = first_reduction(evs)
+        pre = max(e["cwnd"] for e in evs[:i])
+        e = evs[i]
+        assert e["cwnd"] <= 2, f"expected an RTO (cwnd 1), trace shows {e['cwnd']}"
+        assert e["ssthresh"] >= 0.9 * pre, f"ssthresh {e['ssthresh']}, pre {pre}"
+        # evs[i] is the ACK of the retransmission; when is cwnd back?
+        back = next((x for x in evs[i + 1:] if x["cwnd"] >= 0.9 * pre), None)
+        assert back, f"cwnd never returned to {pre}"
+        delay = back["t"] - e["t"]
+        assert delay <= 2 * RTT + 0.05, f"cwnd back after {delay * 1000:.0f} ms (> 2 RTT)"
+        n = counters(c)
+        assert n["rto_restores"] >= 1 and n["predicted_corruption"] >= 1, n
+    finally:
+        c.destroy()
+
+
+def test_d_receiver_without_ecn_is_reno(spec):
+    c = wnd_limited_chain()
+    try:
+        c.sysctl("rcv", "net.ipv4.tcp_ecn", 0)
+        lab.inject(c, "rtr", drop=[LOSS_PKT])
+        evs, _ = run_flow(c, "spec")
+        pre, ss, after = loss_response(evs)
+        assert ss <= 0.6 * pre, f"ssthresh {ss}, pre {pre}: not Reno"
+        assert after <= 0.65 * pre, f"cwnd {pre} -> {after}: not halved"
+        n = counters(c)
+        assert n["non_ecn_connections"] >= 1 and n["predicted_corruption"] == 0, n
+    finally:
+        c.destroy()
+
+
+def test_e_p_corrupt_zero_halves_every_loss(spec):
+    lab.set_param("tcp_spec", "p_corrupt", 0)
+    c = wnd_limited_chain()
+    try:
+        lab.inject(c, "rtr", drop=[LOSS_PKT, LOSS_PKT + 900])
+        evs, _ = run_flow(c, "spec", seconds=6)
+        assert lab.nft_counters(c, "rtr") == [2]
+        pre, ss, after = loss_response(evs)
+        assert ss <= 0.6 * pre and after <= 0.65 * pre, (pre, ss, after)
+        n = counters(c)
+        assert n["loss_events"] == 2 and n["predicted_congestion"] == 2, n
+        assert n["predicted_corruption"] == 0, n
+    finally:
+        c.destroy()
+
+
+def test_misprediction_counted_and_corrected(spec):
+    """A drop, then a CE mark on a packet sent just after it: the ECE comes
+    back within one RTT of the corruption guess -> exactly one
+    misprediction, and the decrease is applied."""
+    c = wnd_limited_chain()
+    try:
+        lab.inject(c, "rtr", drop=[LOSS_PKT], ce=[LOSS_PKT + 5])
+        evs, _ = run_flow(c, "spec")
+        assert lab.nft_counters(c, "rtr") == [1, 1]
+        pre, ss, after = loss_response(evs)
+        assert after <= 0.65 * pre, f"misprediction not corrected: {pre} -> {after}"
+        n = counters(c)
+        assert n["mispredictions"] == 1, n
+        assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
+        assert n["ece_reductions"] >= 1, n
+    finally:
+        c.destroy()
+
+
+# ---- goodput on a lossy path --------------------------------------------------
+
+def lossy_chain():
+    """10 Mbit/s, 100 ms RTT, 1% random corruption, ECN-marking RED."""
+    c = lab.Chain(["snd", "rtr", "rcv"])
+    c.build()
+    try:
+        c.tc("rtr", "snd", "root netem delay 100ms limit 10000")
+        c.tc("rtr", "rcv", """
+            root handle 1: htb default 1
+            parent 1: classid 1:1 htb rate 10mbit ceil 10mbit
+            parent 1:1 handle 10: red limit 400000 min 30000 max 90000 avpkt 1500 burst 30 bandwidth 10mbit probability 0.1 ecn
+            parent 10: handle 20: netem corrupt 1% limit 10000
+        """)
+        lab.iperf3_server(c.ns("rcv"))
+    except Exception:
+        c.destroy()
+        raise
+    return c
+
+
+def test_goodput_2x_reno_on_lossy_path(spec):
+    import threading
+    chains = {cc: lossy_chain() for cc in ("spec", "reno")}
+    try:
+        res = {}
+
+        def go(cc):
+            res[cc] = lab.iperf3_client(chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 20)
+        ts = [threading.Thread(target=go, args=(cc,)) for cc in chains]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        g = {cc: lab.goodput_bps(r) for cc, r in res.items()}
+        marks = lab.sh("tc -s qdisc show dev " + chains["spec"].ifname("rtr", "rcv"),
+                       ns=chains["spec"].ns("rtr"))
+        print(f"goodput spec {g['spec'] / 1e6:.2f} Mbit/s, reno {g['reno'] / 1e6:.2f} Mbit/s, "
+              f"ratio {g['spec'] / g['reno']:.2f}\n{marks}")
+        assert g["spec"] >= 2 * g["reno"], g
+        n = counters(chains["spec"])
+        assert n["predicted_corruption"] > 0, n
+    finally:
+        for c in chains.values():
+            c.destroy()

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""specnet test runner (`make test`).
+
+Host part: build the modules for every kernel, W=1 + sparse check, host unit
+tests of the shared headers (C) and of the Python tools (pytest). VM part:
+for each supported kernel, boot it (tests/vm/vm.py) and run the integration
+suite (tests/integration, pytest) inside with that kernel's modules.
+
+Prints one summary line per part and a final `N passed, N failed` line;
+exits non-zero on any failure.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BUILD = os.path.join(TOP, "build")
+sys.path.insert(0, os.path.join(TOP, "tests", "vm"))
+import vm  # noqa: E402
+
+PY = sys.executable
+parts = []          # (name, passed, failed, skipped, seconds, note)
+
+
+def part(name, passed, failed, skipped=0, secs=0.0, note=""):
+    parts.append((name, passed, failed, skipped, secs, note))
+    extra = f", {skipped} skipped" if skipped else ""
+    print(f"== {name}: {passed} passed, {failed} failed{extra} ({secs:.0f}s){' ' + note if note else ''}",
+          flush=True)
+
+
+def sh(cmd, log):
+    with open(log, "w") as f:
+        p = subprocess.run(cmd, shell=True, cwd=TOP, stdout=f, stderr=subprocess.STDOUT)
+    return p.returncode
+
+
+def tail(path, n=40):
+    try:
+        with open(path) as f:
+            return "".join(f.readlines()[-n:])
+    except OSError:
+        return ""
+
+
+def host_build(kernels):
+    t0 = time.monotonic()
+    ok = fail = 0
+    for k in kernels:
+        log = os.path.join(BUILD, f"build-{k}.log")
+        os.makedirs(BUILD, exist_ok=True)
+        if sh(f"make --no-print-directory KVER={k} modules", log) == 0:
+            ok += 1
+        else:
+            fail += 1
+            print(tail(log))
+    part("build (modules, each kernel)", ok, fail, secs=time.monotonic() - t0)
+    return fail == 0
+
+
+def host_check():
+    t0 = time.monotonic()
+    log = os.path.join(BUILD, "check.log")
+    rc = sh("make --no-print-directory check", log)
+    if rc:
+        print(tail(log))
+    n = len(re.findall(r"W=1 \+ sparse clean", open(log).read()))
+    part("check (W=1 + sparse)", n, 1 if rc else 0, secs=time.monotonic() - t0)
+
+
+def host_unit():
+    t0 = time.monotonic()
+    out_dir = os.path.join(BUILD, "unit")
+    os.makedirs(out_dir, exist_ok=True)
+    passed = failed = 0
+    for src in sorted(glob.glob(os.path.join(TOP, "tests", "unit", "test_*.c"))):
+        name = os.path.splitext(os.path.basename(src))[0]
+        exe = os.path.join(out_dir, name)
+        cc = (f"gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -fsanitize=address,undefined "
+              f"-I{TOP}/kernel/include -o {exe} {src} -lm")
+        p = subprocess.run(cc, shell=True, capture_output=True, text=True)
+        if p.returncode:
+            print(f"{name}: compile failed\n{p.stderr}")
+            failed += 1
+            continue
+        p = subprocess.run([exe], capture_output=True, text=True)
+        m = re.search(r"(\d+) passed, (\d+) failed", p.stdout)
+        if not m:
+            print(f"{name}: no result line (exit {p.returncode})\n{p.stdout}{p.stderr}")
+            failed += 1
+            continue
+        if p.returncode or int(m.group(2)):
+            print(p.stdout[-4000:], p.stderr[-4000:])
+        passed += int(m.group(1))
+        failed += int(m.group(2)) + (1 if p.returncode and not int(m.group(2)) else 0)
+    part("host unit (C, shared headers)", passed, failed, secs=time.monotonic() - t0)
+    t0 = time.monotonic()
+    host_py = os.path.join(TOP, "tests", "host")
+    if os.path.isdir(host_py):
+        junit = os.path.join(BUILD, "host-junit.xml")
+        p = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            f"--junitxml={junit}", host_py], cwd=TOP,
+                           capture_output=True, text=True)
+        c = junit_counts(junit)
+        if c is None:
+            print(p.stdout[-4000:], p.stderr[-4000:])
+            c = (0, 1, 0)
+        elif c[1]:
+            print(p.stdout[-8000:])
+        part("host unit (Python tools)", *c, secs=time.monotonic() - t0)
+
+
+def junit_counts(path):
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    passed = failed = skipped = 0
+    for tc in root.iter("testcase"):
+        kinds = {child.tag for child in tc}
+        if kinds & {"failure", "error"}:
+            failed += 1
+        elif "skipped" in kinds:
+            skipped += 1
+        else:
+            passed += 1
+    return passed, failed, skipped
+
+
+def vm_suite(kernel, select):
+    t0 = time.monotonic()
+    kdir = os.path.join(BUILD, kernel)
+    os.makedirs(kdir, exist_ok=True)
+    junit = os.path.join(kdir, "vm-junit.xml")
+    if os.path.exists(junit):
+        os.unlink(junit)
+    sel = f" -k {select!r}" if select else ""
+    cmd = (f"{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
+           f"--junitxml={junit}{sel} tests/integration")
+    log_path = os.path.join(kdir, "vm.log")
+    with open(log_path, "w") as log:
+        rc, out = vm.run(kernel, cmd, timeout=1500, stream=False, log=log)
+    c = junit_counts(junit)
+    note = f"log: {os.path.relpath(log_path, TOP)}"
+    if c is None:
+        print(out[-6000:])
+        c = (0, 1, 0)
+        note = f"no results (vm exit {rc}); " + note
+    elif c[1] or rc not in (0, 1):
+        print(out[-12000:])
+    part(f"vm {kernel} (integration)", *c, secs=time.monotonic() - t0, note=note)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernels", default="", help="space-separated releases")
+    ap.add_argument("--host-only", action="store_true")
+    ap.add_argument("-k", dest="select", default="", help="pytest -k expression for the VM suite")
+    a = ap.parse_args()
+    kernels = a.kernels.split() or vm_kernels()
+    t0 = time.monotonic()
+    if not kernels:
+        print("no supported kernel with headers installed (run: make setup)")
+        part("kernels", 0, 1)
+    built = host_build(kernels) if kernels else False
+    host_check()
+    host_unit()
+    if not a.host_only:
+        for k in kernels:
+            if built:
+                vm_suite(k, a.select)
+            else:
+                part(f"vm {k} (integration)", 0, 1, note="not run: build failed")
+    passed = sum(p[1] for p in parts)
+    failed = sum(p[2] for p in parts)
+    skipped = sum(p[3] for p in parts)
+    print(f"\nmake test: {len(parts)} parts in {time.monotonic() - t0:.0f}s")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    return 1 if failed else 0
+
+
+def vm_kernels():
+    out = subprocess.run(["make", "-s", "--no-print-directory", "-C", TOP, "print-kvers"],
+                         capture_output=True, text=True).stdout.split()
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""specnet VM test bed: run a command as root inside a Debian kernel.
+
+    tests/vm/vm.py --kernel 6.1.0-56-amd64 -- <command...>
+
+boots /boot/vmlinuz-<kernel> with virtme-ng (vng): the host root file system
+read-only (9p, with tmpfs overlays on /etc, /var, /tmp ...), the build tree
+and results/ writable, and runs <command> in the guest as root from the
+repository top. Returns the command's exit code and prints its output.
+
+KVM is used when it works: a one-off probe boot is cached in
+build/.kvm-probe (here QEMU's KVM start fails with "failed to set MSR
+0x10a", so TCG). A boot that fails before the command ran (no start marker
+in the output) is retried once.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.path.join(TOP, "build")
+RESULTS = os.path.join(TOP, "results")
+VENV = os.environ.get("VENV", os.path.join(TOP, ".venv"))
+VNG = os.path.join(VENV, "bin", "vng")
+START = "specnet-vm: command starts"
+RC_TAG = "specnet-vm: exit "
+
+
+def vng_env():
+    """vng runs virtme-run from PATH: put the venv's bin first."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.join(VENV, "bin") + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def qemu_version():
+    try:
+        out = subprocess.run(["qemu-system-x86_64", "--version"],
+                             capture_output=True, text=True).stdout
+        return out.splitlines()[0] if out else "unknown"
+    except OSError:
+        return "missing"
+
+
+def kvm_usable(kernel):
+    """Probe once whether QEMU can start a KVM guest here; cache the answer."""
+    if os.environ.get("SPECNET_KVM") in ("0", "1"):
+        return os.environ["SPECNET_KVM"] == "1"
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    cache = os.path.join(BUILD, ".kvm-probe")
+    key = qemu_version()
+    try:
+        with open(cache) as f:
+            k, v = f.read().split("\n")[:2]
+            if k == key:
+                return v == "yes"
+    except (OSError, ValueError):
+        pass
+    marker = "specnet-kvm-ok"
+    try:
+        p = subprocess.run([VNG, "--run", f"/boot/vmlinuz-{kernel}", "--cpus", "1",
+                            "--memory", "512M", "--exec", f"echo {marker}"],
+                           capture_output=True, text=True, timeout=90,
+                           stdin=subprocess.DEVNULL, env=vng_env())
+        ok = marker in p.stdout
+    except subprocess.TimeoutExpired:
+        ok = False
+    os.makedirs(BUILD, exist_ok=True)
+    with open(cache, "w") as f:
+        f.write(f"{key}\n{'yes' if ok else 'no'}\n")
+    return ok
+
+
+def vng_argv(kernel, command, cpus=2, memory="2G", kvm=None):
+    image = f"/boot/vmlinuz-{kernel}"
+    if not os.path.exists(image):
+        raise SystemExit(f"vm: no kernel image {image} (run: make setup)")
+    if kvm is None:
+        kvm = kvm_usable(kernel)
+    os.makedirs(RESULTS, exist_ok=True)
+    os.makedirs(BUILD, exist_ok=True)
+    # The guest prints START before the command and RC_TAG<rc> after it, so
+    # the host can tell a failed boot from a failed command.
+    inner = (f"cd {shlex.quote(TOP)} && echo '{START}' && "
+             f"( {command} ); echo '{RC_TAG}'$?")
+    argv = [VNG, "--run", image, "--cpus", str(cpus), "--memory", memory,
+            "--rwdir", BUILD, "--rwdir", RESULTS, "--cwd", TOP,
+            "--exec", inner]
+    if not kvm:
+        argv.insert(3, "--disable-kvm")
+    return argv, kvm
+
+
+def run(kernel, command, timeout=1800, cpus=2, memory="2G", stream=True,
+        log=None, retries=1):
+    """Run @command in a guest booted on @kernel. Returns (rc, output)."""
+    for attempt in range(retries + 1):
+        argv, kvm = vng_argv(kernel, command, cpus, memory)
+        t0 = time.monotonic()
+        out = []
+        try:
+            p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 stdin=subprocess.DEVNULL, errors="replace",
+                                 env=vng_env())
+            deadline = t0 + timeout
+            for line in p.stdout:
+                out.append(line)
+                if stream:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+                if log:
+                    log.write(line)
+                if time.monotonic() > deadline:
+                    p.kill()
+                    out.append(f"vm: timeout after {timeout}s\n")
+                    break
+            p.wait()
+        except OSError as e:
+            out.append(f"vm: cannot start vng: {e}\n")
+        text = "".join(out)
+        if START in text:
+            rc = 255
+            for line in reversed(text.splitlines()):
+                if line.startswith(RC_TAG):
+                    rc = int(line[len(RC_TAG):].strip() or 255)
+                    break
+            else:
+                text += "vm: guest ended without an exit status (crash or timeout)\n"
+            return rc, text
+        msg = (f"vm: boot of {kernel} failed ({'kvm' if kvm else 'tcg'}, "
+               f"{time.monotonic() - t0:.0f}s)"
+               f"{', retrying once' if attempt < retries else ''}\n")
+        sys.stderr.write(msg)
+        if log:
+            log.write(msg)
+    return 255, text
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernel", required=True, help="kernel release, e.g. 6.1.0-56-amd64")
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--memory", default="2G")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not cmd:
+        ap.error("no command")
+    rc, _ = run(a.kernel, " ".join(shlex.quote(c) for c in cmd) if len(cmd) > 1 else cmd[0],
+                timeout=a.timeout, cpus=a.cpus, memory=a.memory)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
