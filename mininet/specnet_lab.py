@@ -201,16 +201,20 @@ class Chain:
 
     def tc(self, alias, toward, spec):
         """tc qdisc command(s) on @alias's interface toward @toward.
-        @spec: e.g. 'root netem delay 50ms' (each line one command)."""
+        @spec: e.g. 'root netem delay 50ms', one command a line; a line may
+        start with qdisc (default), class or filter, then add (default),
+        change, replace or del."""
         dev = self.ifname(alias, toward)
         for line in spec.strip().splitlines():
             line = line.strip()
             if not line:
                 continue
-            verb = "add"
+            obj, verb = "qdisc", "add"
+            if line.split()[0] in ("qdisc", "class", "filter"):
+                obj, line = line.split(None, 1)
             if line.split()[0] in ("add", "change", "replace", "del"):
                 verb, line = line.split(None, 1)
-            sh(f"tc qdisc {verb} dev {dev} {line}", ns=self.ns(alias))
+            sh(f"tc {obj} {verb} dev {dev} {line}", ns=self.ns(alias))
 
 
 # ---- deterministic loss / CE injection ------------------------------------
@@ -235,7 +239,7 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False):
         rules.append(f"tcp dport {dport} meta length > 200 counter drop")
     body = "\n    ".join(rules)
     nft = f"""table inet specnet {{
-  chain fwd {{
+  chain inject {{
     type filter hook forward priority 0; policy accept;
     {body}
   }}

@@ -54,12 +54,16 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/tcp.h>
 #include <net/inet_ecn.h>
+#include <net/ipv6.h>
 
 #include "compat.h"
 #include <specnet/spec.h>
@@ -147,17 +151,85 @@ static int spec_stat_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
+/* ---- not-ECT SYNs (see the header comment) ------------------------------ */
+
+static struct tcp_congestion_ops tcp_spec;
+
+static bool spec_is_own_syn(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+	const struct tcphdr *th;
+
+	if (!sk || !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP ||
+	    sk->sk_type != SOCK_STREAM ||
+	    READ_ONCE(inet_csk(sk)->icsk_ca_ops) != &tcp_spec)
+		return false;
+	th = tcp_hdr(skb);
+	return th->syn && !th->ack;
+}
+
+static unsigned int spec_nf_syn_v4(void *priv, struct sk_buff *skb,
+				   const struct nf_hook_state *state)
+{
+	struct iphdr *iph = ip_hdr(skb);
+
+	if (iph->protocol == IPPROTO_TCP && INET_ECN_is_capable(iph->tos) &&
+	    spec_is_own_syn(skb) && !skb_ensure_writable(skb, sizeof(*iph)))
+		ipv4_change_dsfield(ip_hdr(skb), (u8)~INET_ECN_MASK, 0);
+	return NF_ACCEPT;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static unsigned int spec_nf_syn_v6(void *priv, struct sk_buff *skb,
+				   const struct nf_hook_state *state)
+{
+	struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+	if (ip6h->nexthdr == IPPROTO_TCP &&
+	    INET_ECN_is_capable(ipv6_get_dsfield(ip6h)) &&
+	    spec_is_own_syn(skb) && !skb_ensure_writable(skb, sizeof(*ip6h)))
+		ipv6_change_dsfield(ipv6_hdr(skb), (u8)~INET_ECN_MASK, 0);
+	return NF_ACCEPT;
+}
+#endif
+
+static const struct nf_hook_ops spec_nf_ops[] = {
+	{
+		.hook		= spec_nf_syn_v4,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= NF_IP_PRI_LAST,
+	},
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		.hook		= spec_nf_syn_v6,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= NF_IP6_PRI_LAST,
+	},
+#endif
+};
+
 static int __net_init spec_net_init(struct net *net)
 {
+	int ret;
+
+	ret = nf_register_net_hooks(net, spec_nf_ops, ARRAY_SIZE(spec_nf_ops));
+	if (ret)
+		return ret;
 	if (!proc_create_net_single("tcp_spec", 0444, net->proc_net,
-				    spec_stat_show, NULL))
+				    spec_stat_show, NULL)) {
+		nf_unregister_net_hooks(net, spec_nf_ops,
+					ARRAY_SIZE(spec_nf_ops));
 		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void __net_exit spec_net_exit(struct net *net)
 {
 	remove_proc_entry("tcp_spec", net->proc_net);
+	nf_unregister_net_hooks(net, spec_nf_ops, ARRAY_SIZE(spec_nf_ops));
 }
 
 static struct pernet_operations spec_net_ops = {
@@ -195,15 +267,29 @@ static bool spec_ecn_ok(const struct tcp_sock *tp)
 	return tp->ecn_flags & TCP_ECN_OK;
 }
 
+/* Plain Reno for connections without ECN; not registered, reached only by
+ * spec_init() switching icsk_ca_ops (same owner, so the module reference
+ * taken for tcp_spec is released correctly).
+ */
+static struct tcp_congestion_ops tcp_spec_reno __read_mostly = {
+	.ssthresh	= tcp_reno_ssthresh,
+	.cong_avoid	= tcp_reno_cong_avoid,
+	.undo_cwnd	= tcp_reno_undo_cwnd,
+	.owner		= THIS_MODULE,
+	.name		= "spec-reno",
+};
+
 static void spec_init(struct sock *sk)
 {
 	struct spec_ca *ca = inet_csk_ca(sk);
 
 	memset(ca, 0, sizeof(*ca));
-	if (!spec_ecn_ok(tcp_sk(sk))) {
-		/* Reno, and no ECT on a connection that did not negotiate
-		 * ECN (RFC 3168 6.1.1).
+	if (!spec_ecn_ok(tcp_sk(sk)) && sk->sk_state != TCP_LISTEN &&
+	    sk->sk_state != TCP_CLOSE) {
+		/* No ECN: Reno, without ECT (tcp_init_congestion_control()
+		 * calls INET_ECN_dontxmit() for ops without NEEDS_ECN).
 		 */
+		inet_csk(sk)->icsk_ca_ops = &tcp_spec_reno;
 		INET_ECN_dontxmit(sk);
 		spec_count(sk, SPEC_CNT_NON_ECN);
 		return;
