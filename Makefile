@@ -50,10 +50,7 @@ modules-$(1):
 		{ echo "no headers for kernel $(1): install linux-headers-$(1) (make setup)"; exit 1; }
 	@mkdir -p $(BUILD)/$(1)/src
 	@cp -as --remove-destination $(addprefix $(TOP)/,$(MODSRC)) $(BUILD)/$(1)/src/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src W=1 $(EXTRA) \
-		SPECNET_CFLAGS="-I$(TOP)/kernel -I$(TOP)/kernel/include \
-		$$$$($(TOP)/kernel/compat-probe.sh /lib/modules/$(1)/source /lib/modules/$(1)/build)" \
-		modules
+	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src W=1 $(EXTRA) modules
 	@for m in $(MODULES); do ln -sf src/$$$$m/$$$$m.ko $(BUILD)/$(1)/$$$$m.ko; done
 endef
 $(foreach k,$(KVERS),$(eval $(call modules_for,$(k))))

@@ -145,6 +145,13 @@ class Chain:
             return f"10.{self.base}.{i - 1}.2"
         return f"10.{self.base}.{i}.1"
 
+    def addr(self, alias, toward):
+        """The address of node @alias on its link with neighbour @toward."""
+        a = list(self.alias).index(alias)
+        b = list(self.alias).index(toward)
+        assert abs(a - b) == 1
+        return f"10.{self.base}.{min(a, b)}.{1 if a < b else 2}"
+
     def ifname(self, alias, toward):
         """The interface on node @alias that faces neighbour @toward."""
         a = list(self.alias).index(alias)

@@ -154,6 +154,13 @@ def vm_suite(kernel, select):
     elif c[1] or rc not in (0, 1):
         print(out[-12000:])
     part(f"vm {kernel} (integration)", *c, secs=time.monotonic() - t0, note=note)
+    try:
+        import json
+        with open(os.path.join(kdir, "figures.json")) as f:
+            for k, v in json.load(f).items():
+                print(f"   figure {kernel}: {k} = {v}")
+    except (OSError, ValueError):
+        pass
 
 
 def main():

@@ -18,6 +18,34 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+FIGURES = os.path.join(lab.TOP, "build", lab.kernel_release(), "figures.json")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _figures_file():
+    if os.path.exists(FIGURES):
+        os.unlink(FIGURES)
+    yield
+
+
+@pytest.fixture
+def figure(request):
+    """figure(name, value): record a measured figure; `make test` prints
+    them after the VM part (build/<release>/figures.json)."""
+    import json
+
+    def rec(name, value):
+        try:
+            with open(FIGURES) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            data = {}
+        data[f"{request.node.name}: {name}"] = value
+        with open(FIGURES, "w") as f:
+            json.dump(data, f, indent=1)
+    return rec
+
+
 @pytest.fixture
 def spec():
     """tcp_spec loaded fresh with default parameters; unloaded afterwards."""

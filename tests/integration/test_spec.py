@@ -118,7 +118,7 @@ def test_registered_and_selectable(spec):
         # per route: congctl spec on the route, default back to reno
         c.sysctl("snd", "net.ipv4.tcp_congestion_control", "reno")
         rcv_net = c.ip("rcv").rsplit(".", 1)[0] + ".0/24"
-        lab.sh(f"ip route replace {rcv_net} via {c.ip('rtr')} congctl spec", ns=c.ns("snd"))
+        lab.sh(f"ip route replace {rcv_net} via {c.addr('rtr', 'snd')} congctl spec", ns=c.ns("snd"))
         assert "congctl spec" in lab.sh("ip route show " + rcv_net, ns=c.ns("snd"))
         lab.iperf3_server(c.ns("rcv"))
         w = threading.Thread(target=watch)
@@ -214,7 +214,7 @@ def blackout(chain, start=1.5, length=1.0):
     lab.clear_inject(chain, "rtr")
 
 
-def test_c_rto_restores_cwnd_within_two_rtts(spec):
+def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
     c = wnd_limited_chain()
     try:
         evs, _ = run_flow(c, "spec", seconds=6, during=blackout)
@@ -227,6 +227,7 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec):
         back = next((x for x in evs[i + 1:] if x["cwnd"] >= 0.9 * pre), None)
         assert back, f"cwnd never returned to {pre}"
         delay = back["t"] - e["t"]
+        figure("cwnd restore delay ms", round(delay * 1000))
         assert delay <= 2 * RTT + 0.05, f"cwnd back after {delay * 1000:.0f} ms (> 2 RTT)"
         n = counters(c)
         assert n["rto_restores"] >= 1 and n["predicted_corruption"] >= 1, n
@@ -306,7 +307,7 @@ def lossy_chain():
     return c
 
 
-def test_goodput_2x_reno_on_lossy_path(spec):
+def test_goodput_2x_reno_on_lossy_path(spec, figure):
     import threading
     chains = {cc: lossy_chain() for cc in ("spec", "reno")}
     try:
@@ -322,6 +323,9 @@ def test_goodput_2x_reno_on_lossy_path(spec):
                        ns=chains["spec"].ns("rtr"))
         print(f"goodput spec {g['spec'] / 1e6:.2f} Mbit/s, reno {g['reno'] / 1e6:.2f} Mbit/s, "
               f"ratio {g['spec'] / g['reno']:.2f}\n{marks}")
+        figure("spec Mbit/s", round(g["spec"] / 1e6, 2))
+        figure("reno Mbit/s", round(g["reno"] / 1e6, 2))
+        figure("spec/reno", round(g["spec"] / g["reno"], 2))
         assert g["spec"] >= 2 * g["reno"], g
         n = counters(chains["spec"])
         assert n["predicted_corruption"] > 0, n
