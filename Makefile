@@ -32,6 +32,7 @@ endif
 # The module sources copied (as symlinks) into each kernel's output tree.
 MODSRC   := Kbuild kernel tcp_spec
 MODULES  := tcp_spec
+SRC_SUB  ?= src
 EXTRA    ?=
 
 .PHONY: all modules userspace setup test test-host test-vm demo bench check \
@@ -48,10 +49,11 @@ modules: modules-$(1)
 modules-$(1):
 	@test -e /lib/modules/$(1)/build/Makefile || \
 		{ echo "no headers for kernel $(1): install linux-headers-$(1) (make setup)"; exit 1; }
-	@mkdir -p $(BUILD)/$(1)/src
-	@cp -as --remove-destination $(addprefix $(TOP)/,$(MODSRC)) $(BUILD)/$(1)/src/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/src W=1 $(EXTRA) modules
-	@for m in $(MODULES); do ln -sf src/$$$$m/$$$$m.ko $(BUILD)/$(1)/$$$$m.ko; done
+	@mkdir -p $(BUILD)/$(1)/$(SRC_SUB)
+	@cp -as --remove-destination $(addprefix $(TOP)/,$(MODSRC)) $(BUILD)/$(1)/$(SRC_SUB)/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/$(SRC_SUB) W=1 $(EXTRA) modules
+	@if [ "$(SRC_SUB)" = src ]; then for m in $(MODULES); do \
+		ln -sf src/$$$$m/$$$$m.ko $(BUILD)/$(1)/$$$$m.ko; done; fi
 endef
 $(foreach k,$(KVERS),$(eval $(call modules_for,$(k))))
 
@@ -65,11 +67,12 @@ setup:
 check:
 	@set -e; for k in $(ALL_KVERS); do \
 		log=$(BUILD)/check-$$k.log; \
-		rm -rf $(BUILD)/$$k/src; \
-		$(MAKE) --no-print-directory KVER=$$k EXTRA="C=2" modules >$$log 2>&1 || { cat $$log; exit 1; }; \
+		rm -rf $(BUILD)/$$k/check; \
+		$(MAKE) --no-print-directory KVER=$$k SRC_SUB=check EXTRA="C=2" modules >$$log 2>&1 || { cat $$log; exit 1; }; \
 		if grep -E 'warning:|error:' $$log; then echo "check: warnings on $$k ($$log)"; exit 1; fi; \
 		echo "check: $$k: W=1 + sparse clean"; \
 	done
+	@bash $(TOP)/scripts/checkpatch.sh 2>/dev/null
 
 test: setup
 	@$(PY) $(TOP)/tests/run.py --kernels "$(ALL_KVERS)" $(if $(K),-k "$(K)")

@@ -69,8 +69,9 @@ def host_check():
     rc = sh("make --no-print-directory check", log)
     if rc:
         print(tail(log))
-    n = len(re.findall(r"W=1 \+ sparse clean", open(log).read()))
-    part("check (W=1 + sparse)", n, 1 if rc else 0, secs=time.monotonic() - t0)
+    text = open(log).read()
+    n = len(re.findall(r"W=1 \+ sparse clean", text)) + len(re.findall(r"checkpatch --strict: clean", text))
+    part("check (W=1 + sparse, checkpatch --strict)", n, 1 if rc else 0, secs=time.monotonic() - t0)
 
 
 def host_unit():
@@ -140,7 +141,11 @@ def vm_suite(kernel, select):
     if os.path.exists(junit):
         os.unlink(junit)
     sel = f" -k {select!r}" if select else ""
-    cmd = (f"{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
+    # the kernel log goes to build/<release>/dmesg.log as it is written, so an
+    # oops is on the host even when the guest dies
+    dmesg = os.path.join(kdir, "dmesg.log")
+    cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "
+           f"{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
            f"--junitxml={junit}{sel} tests/integration")
     log_path = os.path.join(kdir, "vm.log")
     with open(log_path, "w") as log:

@@ -70,7 +70,7 @@ static inline int spec_check_params(const struct spec_params *p)
 /* Length of the "recent" window from the smoothed RTT (us). */
 static inline u32 spec_window_us(u32 srtt_us)
 {
-	return max(srtt_us, (u32)SPEC_MIN_WINDOW_US);
+	return max_t(u32, srtt_us, SPEC_MIN_WINDOW_US);
 }
 
 /* Was the event at @then (us) within the window (now - win, now]? */
@@ -95,14 +95,14 @@ static inline enum spec_verdict spec_classify(const struct spec_params *p,
 /* Reno multiplicative decrease: max(cwnd / 2, 2). */
 static inline u32 spec_halve(u32 cwnd)
 {
-	return max(cwnd >> 1, (u32)SPEC_MIN_CWND);
+	return max_t(u32, cwnd >> 1, SPEC_MIN_CWND);
 }
 
 /* The slow-start threshold a verdict calls for, from the pre-loss cwnd. */
 static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
 {
 	if (v == SPEC_CORRUPT)
-		return max(cwnd, (u32)SPEC_MIN_CWND);
+		return max_t(u32, cwnd, SPEC_MIN_CWND);
 	return spec_halve(cwnd);
 }
 

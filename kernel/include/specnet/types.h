@@ -4,8 +4,10 @@
  * kernel module and into a host unit test.
  *
  * The algorithm headers under kernel/include/specnet/ use only u8/u16/u32/
- * u64/s32/s64, bool, the -E* error codes, and the helpers below; in the
- * kernel they come from <linux/...>, on the host from libc.
+ * u64/s32/s64, bool, the -E* error codes and min_t()/max_t(); in the
+ * kernel they come from <linux/...>, on the host from libc and below.
+ * (checkpatch's PREFER_KERNEL_TYPES on the host typedefs is expected:
+ * they are the kernel types' definitions for the host.)
  */
 #ifndef _SPECNET_TYPES_H
 #define _SPECNET_TYPES_H
@@ -26,12 +28,8 @@ typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
 
-#ifndef min
-#define min(a, b) ((a) < (b) ? (a) : (b))
-#endif
-#ifndef max
-#define max(a, b) ((a) > (b) ? (a) : (b))
-#endif
+#define min_t(type, a, b) ({ type __a = (a); type __b = (b); __a < __b ? __a : __b; })
+#define max_t(type, a, b) ({ type __a = (a); type __b = (b); __a > __b ? __a : __b; })
 #endif /* __KERNEL__ */
 
 #endif /* _SPECNET_TYPES_H */
