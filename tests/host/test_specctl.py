@@ -1,0 +1,311 @@
+"""Host tests of `specctl model red` (userspace/specctl), run on the host
+against the binary built from the same model header as sch_redopt.
+
+The binary is built once per session into a temporary directory with
+`make -C userspace O=<dir>`. A small floating-point model (algorithms.md
+section 4) cross-checks the integer results.
+"""
+import json
+import math
+import os
+import subprocess
+
+import pytest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+EXAMPLE = ["--bandwidth", "1.5mbit", "--rtt", "59ms", "--flows", "2",
+           "--ssthresh", "15,15", "--min", "5", "--max-p", "0.1", "--window", "38"]
+
+
+@pytest.fixture(scope="session")
+def specctl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("userspace")
+    p = subprocess.run(["make", "--no-print-directory", "-C", os.path.join(TOP, "userspace"),
+                        f"O={out}"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    exe = out / "specctl"
+    assert exe.is_file()
+    return str(exe)
+
+
+def run(specctl, *args):
+    return subprocess.run([specctl, *args], capture_output=True, text=True, timeout=10)
+
+
+def red(specctl, *args):
+    p = run(specctl, "model", "red", *args)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    return p.stdout
+
+
+def red_json(specctl, *args):
+    out = red(specctl, *args, "--json")
+    assert out.count("\n") == 1 and out.endswith("\n"), out
+    return out, json.loads(out)
+
+
+def reference(bandwidth, rtt_s, flows, ssthresh, min_th, max_p, wlog=9, window=None,
+              avpkt=1000):
+    """The model in floating point: L, Qmax, max_th, limit."""
+    pipe = rtt_s * bandwidth / (8 * avpkt)
+    ss = ssthresh if isinstance(ssthresh, list) else [ssthresh] * flows
+    buffer_raw = sum(ss) - pipe
+    w = window if window else (pipe + min_th) / flows
+    ppm = round(max_p * 1e6)                                # redopt_max_p_from_ppm()
+    max_p = min(((ppm << 32) + 500000) // 10**6, 2**32 - 1) / 2**32
+    k = max_p / (2 * min_th)
+    a = (flows / w) / k
+    b = flows * 2.0 ** -wlog
+    qmax = min_th + (b + math.sqrt(b * b + 4 * a)) / 2
+    buffer = max(1, math.ceil(buffer_raw))
+    max_th = math.ceil(qmax)
+    return dict(buffer=buffer, buffer_raw=buffer_raw, qmax=qmax, max_th=max_th,
+                limit=max(buffer, max_th + 1))
+
+
+# ---- the paper's examples ----
+
+def test_example_json(specctl):
+    out, j = red_json(specctl, *EXAMPLE)
+    assert out.startswith('{"limit":19,"min_th":5,"max_th":8,"qavg_max":7.30,')
+    assert list(j)[:4] == ["limit", "min_th", "max_th", "qavg_max"]
+    assert j["buffer"] == 19
+    assert j["window"] == 38.0
+    assert j["wlog"] == 9
+    assert j["m_bound"] is None
+
+
+def test_example_table(specctl):
+    out = red(specctl, *EXAMPLE)
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:]}
+    assert rows["limit"] == "19"
+    assert rows["buffer"] == "19"
+    assert rows["min_th"] == "5"
+    assert rows["max_th"] == "8"
+    assert rows["Qmax"] == "7.30"
+    assert "r C / (8 s) = 11.062" in out      # 2 x 5.53 packets in flight
+
+
+@pytest.mark.parametrize("ewma", ["0.002", "0.001953125", "0.0019"])
+def test_ewma_rounds_to_wlog_9(specctl, ewma):
+    _, j = red_json(specctl, *EXAMPLE, "--ewma", ewma)
+    assert j["wlog"] == 9
+    assert (j["limit"], j["min_th"], j["max_th"], j["qavg_max"]) == (19, 5, 8, 7.30)
+
+
+def test_ewma_other_weights(specctl):
+    assert red_json(specctl, *EXAMPLE, "--ewma", "0.5")[1]["wlog"] == 1
+    assert red_json(specctl, *EXAMPLE, "--ewma", "0.004")[1]["wlog"] == 8
+
+
+def test_one_ssthresh_for_all_flows(specctl):
+    args = list(EXAMPLE)
+    args[args.index("15,15")] = "15"
+    assert red_json(specctl, *args)[0] == red_json(specctl, *EXAMPLE)[0]
+
+
+def test_per_flow_ssthresh(specctl):
+    args = list(EXAMPLE)
+    args[args.index("15,15")] = "10,20"
+    assert red_json(specctl, *args)[1]["buffer"] == 19
+    args[args.index("10,20")] = "10,30"
+    assert red_json(specctl, *args)[1]["buffer"] == 29
+
+
+@pytest.mark.parametrize("bw", ["1.5mbit", "1500kbit", "1500000bit", "1500000", "1.5Mbit",
+                                "187500bps", "187.5kbps", "0.0015gbit"])
+@pytest.mark.parametrize("rtt", ["59ms", "59000us", "0.059s", "59000", "59msec"])
+def test_units_like_tc(specctl, bw, rtt):
+    args = list(EXAMPLE)
+    args[1], args[3] = bw, rtt
+    assert red_json(specctl, *args)[0] == red_json(specctl, *EXAMPLE)[0]
+
+
+def test_derived_window(specctl):
+    args = EXAMPLE[:-2]
+    _, j = red_json(specctl, *args)
+    assert j["window"] == 8.031          # (11.0625 + 5) / 2
+    ref = reference(1.5e6, 0.059, 2, 15, 5, 0.1)
+    assert j["max_th"] == ref["max_th"] == 10
+    assert abs(j["qavg_max"] - ref["qmax"]) <= 0.006
+
+
+def test_loss_rate_bound(specctl):
+    # alpha = pipe lambda r / 2 = 11.0625 * 0.5 * 0.059 / 2 = 0.163 flows
+    _, j = red_json(specctl, *EXAMPLE, "--loss-rate", "0.5")
+    assert j["m_bound"] == 0.163
+    out = red(specctl, *EXAMPLE, "--loss-rate", "0.5")
+    assert "exceeded by --flows" in out
+    _, j = red_json(specctl, *EXAMPLE, "--loss-rate", "1000")
+    assert j["m_bound"] == 326.343        # 11.0625 * 1000 * 0.059 / 2 = 326.34375
+    assert "exceeded" not in red(specctl, *EXAMPLE, "--loss-rate", "1000")
+
+
+def test_tc_red(specctl):
+    # stock red's probability is the model curve's p at max_th:
+    # 0.1 * (8 - 5) / (2 * 5) = 0.03
+    out = red(specctl, *EXAMPLE, "--tc-red", "eth0")
+    assert out == ("tc qdisc add dev eth0 root red limit 19000 min 5000 max 8000 "
+                   "avpkt 1000 burst 6 bandwidth 1500000bit probability 0.03 ecn\n")
+    _, j = red_json(specctl, *EXAMPLE, "--tc-red", "eth0")
+    assert j["tc_red"] == out.strip()
+
+
+def test_tc_red_avpkt_and_limit(specctl):
+    # a small model buffer is raised to max_th + 1 (the limit in force)
+    args = list(EXAMPLE)
+    args[args.index("15,15")] = "1"
+    out = red(specctl, *args, "--avpkt", "1500", "--tc-red", "veth0")
+    assert " limit 13500 min 7500 max 12000 avpkt 1500 burst 6 " in out
+
+
+def test_limit_in_force(specctl):
+    args = list(EXAMPLE)
+    args[args.index("15,15")] = "1"
+    _, j = red_json(specctl, *args)
+    assert j["buffer"] == 1 and j["max_th"] == 8 and j["limit"] == 9
+
+
+@pytest.mark.parametrize("case", [
+    dict(bandwidth=64e3, rtt_s=0.56, flows=1, ssthresh=30, min_th=5, max_p=0.1),
+    dict(bandwidth=10e6, rtt_s=0.02, flows=10, ssthresh=64, min_th=20, max_p=0.02, wlog=9),
+    dict(bandwidth=1e9, rtt_s=0.1, flows=100, ssthresh=1000, min_th=300, max_p=0.05,
+         window=120),
+    dict(bandwidth=100e6, rtt_s=0.6, flows=3, ssthresh=[100, 2000, 50], min_th=30,
+         max_p=1.0, wlog=5, avpkt=1500),
+    dict(bandwidth=2e6, rtt_s=0.25, flows=1024, ssthresh=4, min_th=1, max_p=0.5, wlog=12,
+         window=1),
+])
+def test_against_float_model(specctl, case):
+    ref = reference(**case)
+    args = ["--bandwidth", f"{case['bandwidth']:.0f}bit",
+            "--rtt", f"{case['rtt_s'] * 1e6:.0f}us", "--flows", str(case["flows"]),
+            "--ssthresh", ",".join(map(str, case["ssthresh"]))
+            if isinstance(case["ssthresh"], list) else str(case["ssthresh"]),
+            "--min", str(case["min_th"]), "--max-p", str(case["max_p"])]
+    if "wlog" in case:
+        args += ["--ewma", f"{2.0 ** -case['wlog']:.6f}"]
+    if case.get("window"):
+        args += ["--window", str(case["window"])]
+    if "avpkt" in case:
+        args += ["--avpkt", str(case["avpkt"])]
+    _, j = red_json(specctl, *args)
+    assert abs(j["qavg_max"] - ref["qmax"]) <= 0.006, (j, ref)
+    assert j["qmax_milli"] == math.ceil(ref["qmax"] * 1000 - 1e-9)
+    assert j["max_th"] == ref["max_th"]
+    assert j["buffer"] == ref["buffer"]
+    assert j["limit"] == ref["limit"]
+
+
+# ---- bad input: one line on stderr, exit 2, nothing on stdout ----
+
+@pytest.mark.parametrize("args, reason", [
+    (["--bogus"], "unknown option '--bogus'"),
+    (["-x"], "unknown option '-x'"),
+    (["--rtt"], "option '--rtt' needs a value"),
+    (["extra"], "unexpected argument 'extra'"),
+    (["--bandwidth", "1.5xbit"], "invalid --bandwidth '1.5xbit': unknown unit"),
+    (["--bandwidth", "fast"], "invalid --bandwidth 'fast': not a number"),
+    (["--bandwidth", "0bit"], "invalid --bandwidth '0bit'"),
+    (["--bandwidth", "101gbit"], "invalid --bandwidth '101gbit'"),
+    (["--bandwidth", "99999999999999999999tbit"], "invalid --bandwidth"),
+    (["--rtt", "5min"], "invalid --rtt '5min': unknown unit"),
+    (["--rtt", "11s"], "invalid --rtt '11s'"),
+    (["--rtt", "1..2ms"], "invalid --rtt"),
+    (["--flows", "two"], "invalid --flows 'two': not an integer"),
+    (["--flows", "1025"], "flows must be 1..1024"),
+    (["--flows", "0"], "invalid --flows '0'"),
+    (["--flows", "99999999999"], "invalid --flows '99999999999': out of range"),
+    (["--ssthresh", "15,15,15"], "ssthresh needs one value for all flows or one per flow"),
+    (["--ssthresh", "15,,15"], "invalid --ssthresh '15,,15': empty value"),
+    (["--ssthresh", "15,"], "invalid --ssthresh"),
+    (["--ssthresh", "1000001"], "ssthresh must be 1..1000000 packets"),
+    (["--ssthresh", "0"], "ssthresh must be 1..1000000 packets"),
+    (["--min", "0"], "invalid --min '0'"),
+    (["--min", "1000001"], "min_th must be 1..1000000 packets"),
+    (["--max-p", "0"], "invalid --max-p '0'"),
+    (["--max-p", "1.5"], "invalid --max-p '1.5'"),
+    (["--max-p", "-0.1"], "invalid --max-p '-0.1'"),
+    (["--ewma", "1"], "invalid --ewma '1'"),
+    (["--ewma", "0"], "invalid --ewma '0'"),
+    (["--ewma", "0.0000001"], "invalid --ewma"),
+    (["--window", "0"], "invalid --window '0'"),
+    (["--window", "10000001"], "window must be 1..10000000 packets"),
+    (["--avpkt", "63"], "avpkt must be 64..65535 bytes"),
+    (["--loss-rate", "0"], "invalid --loss-rate '0'"),
+    (["--tc-red", "eth0;reboot"], "invalid --tc-red device 'eth0;reboot'"),
+    (["--tc-red", "averyveryverylongname"], "invalid --tc-red device"),
+    # rejections that come from the model's results (redopt_check_params)
+    # (--ewma 0.000001 is Wlog 20: max_th must stay below 2^11)
+    (["--min", "5000", "--ewma", "0.000001"], "max_th << Wlog exceeds 32 bits"),
+])
+def test_bad_input(specctl, args, reason):
+    base = dict(zip(EXAMPLE[::2], EXAMPLE[1::2]))
+    extra = []
+    i = 0
+    while i < len(args):
+        if args[i] in base and i + 1 < len(args):
+            base[args[i]] = args[i + 1]
+            i += 2
+        else:
+            extra.append(args[i])
+            i += 1
+    argv = [x for kv in base.items() for x in kv] + extra
+    p = run(specctl, "model", "red", *argv)
+    assert p.returncode == 2, (argv, p.stdout, p.stderr)
+    assert p.stdout == ""
+    assert p.stderr.count("\n") == 1, p.stderr
+    assert p.stderr.startswith("specctl: ")
+    assert reason in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("missing", ["--bandwidth", "--rtt", "--flows", "--ssthresh",
+                                     "--min", "--max-p"])
+def test_missing_required(specctl, missing):
+    i = EXAMPLE.index(missing)
+    p = run(specctl, "model", "red", *(EXAMPLE[:i] + EXAMPLE[i + 2:]))
+    assert p.returncode == 2
+    assert p.stderr == f"specctl: missing {missing}\n"
+    assert p.stdout == ""
+
+
+# ---- usage and dispatch ----
+
+@pytest.mark.parametrize("args", [["-h"], ["--help"], ["help"]])
+def test_help(specctl, args):
+    p = run(specctl, *args)
+    assert p.returncode == 0 and p.stderr == ""
+    assert p.stdout.startswith("usage: specctl")
+    assert "model red" in p.stdout
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_model_red_help(specctl, flag):
+    p = run(specctl, "model", "red", flag)
+    assert p.returncode == 0 and p.stderr == ""
+    assert p.stdout.startswith("usage: specctl model red")
+    for opt in ("--bandwidth", "--rtt", "--flows", "--ssthresh", "--min", "--max-p",
+                "--window", "--ewma", "--avpkt", "--loss-rate", "--json", "--tc-red"):
+        assert opt in p.stdout
+
+
+def test_no_args(specctl):
+    p = run(specctl)
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert p.stderr.startswith("usage: specctl")
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["frobnicate"], "unknown command 'frobnicate'"),
+    (["model"], "'model' needs one of: red"),
+    (["model", "cpecn"], "unknown model 'cpecn' (known: red)"),
+])
+def test_dispatch_errors(specctl, args, reason):
+    p = run(specctl, *args)
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert p.stderr.startswith(f"specctl: {reason}")
+    assert p.stderr.count("\n") == 1

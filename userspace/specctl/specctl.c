@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * specctl: the specnet control tool.
+ *
+ *   specctl model red ...     RED buffer model (sch_redopt's limit, max_th)
+ *
+ * Later commands (model cpecn, model tp, status) are one more line in the
+ * dispatch table below. Exit status: 0 ok, 2 bad input (one line
+ * "specctl: <reason>" on stderr), 1 other failures.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "specctl.h"
+
+static const struct specctl_cmd commands[] = {
+	{ "model", "red", "RED buffer model: limit, min_th, max_th for sch_redopt",
+	  specctl_model_red, specctl_model_red_usage },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void specctl_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("specctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(SPECCTL_EXIT_USAGE);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: specctl <command> [options]\n\ncommands:\n");
+	for (i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %s %-10s %s\n", commands[i].group,
+			commands[i].name ? commands[i].name : "", commands[i].summary);
+	fprintf(f, "\n'specctl <command> --help' shows a command's options.\n");
+}
+
+/* "red, cpecn" for the group of @cmd */
+static const char *names_of(const char *group, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < N_COMMANDS; i++) {
+		if (strcmp(commands[i].group, group) || !commands[i].name)
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? ", " : "", commands[i].name);
+	}
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const struct specctl_cmd *group = NULL;
+	char names[128];
+	size_t i;
+	int rc;
+
+	if (argc < 2) {
+		usage(stderr);
+		return SPECCTL_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < N_COMMANDS; i++) {
+		if (strcmp(commands[i].group, argv[1]))
+			continue;
+		group = &commands[i];
+		if (!commands[i].name)
+			break;		/* one-word command */
+		if (argc > 2 && !strcmp(commands[i].name, argv[2]))
+			break;
+	}
+	if (!group)
+		specctl_die("unknown command '%s' (see specctl --help)", argv[1]);
+	if (i == N_COMMANDS) {
+		names_of(argv[1], names, sizeof(names));
+		if (argc < 3)
+			specctl_die("'%s' needs one of: %s", argv[1], names);
+		specctl_die("unknown %s '%s' (known: %s)", argv[1], argv[2], names);
+	}
+	if (commands[i].name)
+		rc = commands[i].run(argc - 2, argv + 2);
+	else
+		rc = commands[i].run(argc - 1, argv + 1);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "specctl: write error\n");
+		return 1;
+	}
+	return rc;
+}
