@@ -30,8 +30,8 @@ else
 endif
 
 # The module sources copied (as symlinks) into each kernel's output tree.
-MODSRC   := Kbuild kernel tcp_spec
-MODULES  := tcp_spec
+MODSRC   := Kbuild kernel tcp_spec sch_redopt
+MODULES  := tcp_spec sch_redopt
 SRC_SUB  ?= src
 EXTRA    ?=
 
@@ -58,7 +58,7 @@ endef
 $(foreach k,$(KVERS),$(eval $(call modules_for,$(k))))
 
 userspace:
-	@true
+	@$(MAKE) --no-print-directory -C $(TOP)/userspace O=$(BUILD)/userspace
 
 setup:
 	@bash $(TOP)/scripts/setup.sh
@@ -84,10 +84,16 @@ demo: setup
 	@$(MAKE) --no-print-directory KVERS="$(firstword $(ALL_KVERS))" modules
 	@$(PY) $(TOP)/mininet/demo.py --kernel "$(firstword $(ALL_KVERS))"
 
-install: modules
+TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc
+SBINDIR  ?= /usr/local/sbin
+
+install: modules userspace
 	@for k in $(KVERS); do for m in $(MODULES); do \
 		install -D -m 0644 $(BUILD)/$$k/$$m.ko /lib/modules/$$k/updates/specnet/$$m.ko; done; \
-		depmod -a $$k; echo "installed into /lib/modules/$$k/updates/specnet"; done
+		depmod -a $$k; echo "installed modules into /lib/modules/$$k/updates/specnet"; done
+	@install -D -m 0644 $(BUILD)/userspace/tc/q_redopt.so $(TC_LIB)/q_redopt.so
+	@install -D -m 0755 $(BUILD)/userspace/specctl $(SBINDIR)/specctl
+	@echo "installed $(TC_LIB)/q_redopt.so and $(SBINDIR)/specctl"
 
 print-kvers:
 	@echo $(ALL_KVERS)

@@ -19,7 +19,7 @@ if [ ! -x "$T/scripts/checkpatch.pl" ]; then
 fi
 cd "$TOP"
 cp_run() { perl "$T/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
-	--ignore FILE_PATH_CHANGES "$@"; }
+	--ignore FILE_PATH_CHANGES,CAMELCASE "$@"; }
 files=$(ls kernel/*.h kernel/include/specnet/*.h tcp_*/*.c sch_*/*.c 2>/dev/null |
 	grep -v 'kernel/include/specnet/types.h' || true)
 out=$(cp_run -f $files 2>&1 || true)

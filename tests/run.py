@@ -59,7 +59,13 @@ def host_build(kernels):
         else:
             fail += 1
             print(tail(log))
-    part("build (modules, each kernel)", ok, fail, secs=time.monotonic() - t0)
+    log = os.path.join(BUILD, "build-userspace.log")
+    if sh("make --no-print-directory userspace", log) == 0:
+        ok += 1
+    else:
+        fail += 1
+        print(tail(log))
+    part("build (modules for each kernel, userspace)", ok, fail, secs=time.monotonic() - t0)
     return fail == 0
 
 

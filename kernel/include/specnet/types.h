@@ -16,6 +16,7 @@
 #include <linux/types.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>
+#include <linux/bits.h>
 #else
 #include <stdint.h>
 #include <stdbool.h>

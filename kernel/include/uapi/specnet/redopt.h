@@ -31,8 +31,11 @@ enum {
 	TCA_REDOPT_FLAGS,	/* u32, TC_REDOPT_* below */
 	TCA_REDOPT_STAB,	/* binary u8[256], idle damping table (optional) */
 	TCA_REDOPT_SCELL_LOG,	/* u8, cell size of STAB, log2 us (with STAB) */
+	TCA_REDOPT_LOSS_RATE,	/* u32, per-flow loss-event rate lambda,
+				 * 1/1000 event/s (optional; gives M_BOUND) */
 	/* ---- computed (dump only) ---- */
-	TCA_REDOPT_LIMIT,	/* u32, buffer size L, packets */
+	TCA_REDOPT_BUFFER,	/* u32, the model's buffer size L, packets */
+	TCA_REDOPT_LIMIT,	/* u32, limit in force max(L, max_th + 1), packets */
 	TCA_REDOPT_QTH_MIN,	/* u32, min_th in force, packets */
 	TCA_REDOPT_QTH_MAX,	/* u32, max_th in force = ceil(Qmax), packets */
 	TCA_REDOPT_QMAX,	/* u32, Qmax, 1/1000 packet */

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_redopt: RED with ECN whose buffer size and max threshold come from an
+ * analytical model, so that ECN-capable flows see CE marks before any
+ * congestion drop, with about half the queue of classic RED settings.
+ *
+ * The model (kernel/include/specnet/red_model.h, algorithms.md section 4):
+ *
+ *   L      = ceil( sum_i SSth_i - r C / (8 s) )        buffer (packets)
+ *   Qmax   = min_th + sum_i ( 1 / (p(Qmax) W_i) + w )  p(Q) on max_th0 = 3 min_th
+ *   max_th = ceil(Qmax),  limit = max(L, max_th + 1)
+ *
+ * The user gives the path (bandwidth C, RTT r, flows m or "auto", per-flow
+ * ssthresh, optionally W), and RED's min_th, max_p, Wlog and avpkt; the
+ * qdisc computes limit, min_th and max_th, and reports inputs and results
+ * in its dump.
+ *
+ * RED behaviour is the kernel's own <net/red.h> (EWMA average, marking
+ * probability with the count-based spreading, idle-time decay), on the
+ * queue length in packets (the model's unit):
+ *
+ *   qavg <  min_th            enqueue
+ *   min_th <= qavg < max_th   with probability p(qavg) -- on the model's
+ *                             curve, max_p at 3 min_th, so red.h's max_P is
+ *                             p(max_th) --: CE-mark an ECT packet
+ *                             ("marked"; with ecn), drop a non-ECT one
+ *                             ("early")
+ *   qavg >= max_th            drop ("forced")
+ *   qlen == limit             drop ("overflow")
+ *
+ * Adaptive mode (TC_REDOPT_ADAPTIVE, or flows 0 = "auto"): the number of
+ * active flows is estimated online with a hashed bitmap of
+ * REDOPT_FE_BITS bits over a sliding window (linear counting, see
+ * flow_est.h's redopt_flows_from_bits()): every enqueued packet sets the
+ * bit of its flow hash; at the end of each window the number of set bits
+ * gives the estimate, and when it differs from the m in force, max_th and
+ * limit are recomputed from the model. The window is 4 RTTs, at least
+ * 500 ms, so that a flow that is alive sends in every window. Memory is
+ * bounded (REDOPT_FE_BITS / 8 bytes) whatever the number of flows. A
+ * limit that shrinks this way is not trimmed in the data path: the queue
+ * drains below it (tail drops count as "overflow" meanwhile). A `change`
+ * from userspace trims the queue at once, drops accounted.
+ *
+ * Deviations and choices:
+ *  - thresholds and the average are in packets (qlen), as the model is;
+ *    avpkt only enters the model (s) and the idle-time table;
+ *  - no child qdisc: the queue is the qdisc's own (tail-drop FIFO);
+ *  - the idle damping table (TCA_REDOPT_STAB) is computed by tc from
+ *    bandwidth, avpkt and Wlog, as for sch_red; without one the average
+ *    decays linearly over idle time (red.h's shift-0 path).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/bitmap.h>
+#include <net/pkt_sched.h>
+#include <net/inet_ecn.h>
+#include <net/netlink.h>
+#include <net/red.h>
+
+#include "compat.h"
+#include <specnet/redopt.h>
+#include <specnet/red_model.h>
+#include <specnet/flow_est.h>
+
+#define REDOPT_FE_BITS		1024	/* flow estimator bitmap */
+#define REDOPT_FE_MIN_WIN_US	500000	/* window: max(4 RTT, 500 ms) */
+
+/* Configuration in force: inputs as given (0 = absent/derived). */
+struct redopt_cfg {
+	u64	bandwidth;	/* bit/s */
+	u32	rtt_us;
+	u32	flows;		/* 0 = auto */
+	u32	window;		/* packets, 0 = derive */
+	u32	min_th;		/* packets */
+	u32	max_p;		/* 2^-32 */
+	u32	avpkt;		/* bytes */
+	u32	flags;		/* TC_REDOPT_* */
+	u32	loss_rate;	/* milli-events/s, 0 = n/a */
+	u8	wlog;
+	u8	scell_log;
+	bool	has_stab;
+	u8	stab[RED_STAB_SIZE];
+	u32	n_ssthresh;
+	u32	*ssthresh;	/* kmalloc'ed, n_ssthresh values */
+};
+
+struct redopt_counters {
+	u32	marked;
+	u32	early;
+	u32	forced;
+	u32	overflow;
+	u32	recomputes;
+};
+
+struct redopt_sched_data {
+	struct redopt_cfg	cfg;
+	struct redopt_model	model;		/* computed for flows_in_force */
+	u32			flows_in_force;	/* m used by the model */
+	u32			limit;		/* packets */
+	struct red_parms	parms;
+	struct red_vars		vars;
+	struct redopt_counters	stats;
+	/* flow estimator (adaptive) */
+	u64			fe_start_ns;	/* start of the current window */
+	u32			fe_est;		/* last estimate, flows */
+	DECLARE_BITMAP(fe_bits, REDOPT_FE_BITS);
+};
+
+static bool redopt_adaptive(const struct redopt_cfg *c)
+{
+	return (c->flags & TC_REDOPT_ADAPTIVE) || !c->flows;
+}
+
+static void redopt_params(const struct redopt_cfg *c, u32 flows,
+			  struct redopt_model_params *p)
+{
+	*p = (struct redopt_model_params) {
+		.bandwidth_bps	= c->bandwidth,
+		.rtt_us		= c->rtt_us,
+		.flows		= flows,
+		.ssthresh	= c->ssthresh,
+		.n_ssthresh	= c->n_ssthresh,
+		.window		= c->window,
+		.min_th		= c->min_th,
+		.max_p		= c->max_p,
+		.wlog		= c->wlog,
+		.avpkt		= c->avpkt,
+		.loss_rate_milli = c->loss_rate,
+	};
+	/* a per-flow ssthresh list that no longer matches m (adaptive):
+	 * use its first value for every flow
+	 */
+	if (c->n_ssthresh != 1 && c->n_ssthresh != flows)
+		p->n_ssthresh = 1;
+}
+
+/* Apply a model result: thresholds into red_parms (packets). */
+static void redopt_apply(struct redopt_sched_data *q, const struct redopt_model *m,
+			 u32 flows)
+{
+	const struct redopt_cfg *c = &q->cfg;
+
+	q->model = *m;
+	WRITE_ONCE(q->flows_in_force, flows);
+	WRITE_ONCE(q->limit, m->limit);
+	/* max_P at max_th on the model's curve (max_p at 3 min_th), so the
+	 * marking slope is the one the model was solved for
+	 */
+	red_set_parms(&q->parms, m->qth_min, m->qth_max, c->wlog, 0,
+		      c->scell_log, c->has_stab ? (u8 *)c->stab : NULL,
+		      max_t(u32, m->max_p_curve, 1));
+}
+
+/* ---- adaptive flow estimate ------------------------------------------ */
+
+static u64 redopt_fe_window_ns(const struct redopt_cfg *c)
+{
+	u64 us = max_t(u64, 4ULL * c->rtt_us, REDOPT_FE_MIN_WIN_US);
+
+	return us * NSEC_PER_USEC;
+}
+
+/* Called for every enqueued packet in adaptive mode, under the qdisc lock. */
+static void redopt_fe_update(struct redopt_sched_data *q, struct sk_buff *skb)
+{
+	u64 now = ktime_get_ns();
+	struct redopt_model_params p;
+	struct redopt_model m;
+	u32 bits, est;
+
+	__set_bit(skb_get_hash(skb) % REDOPT_FE_BITS, q->fe_bits);
+	if (now - q->fe_start_ns < redopt_fe_window_ns(&q->cfg))
+		return;
+
+	bits = bitmap_weight(q->fe_bits, REDOPT_FE_BITS);
+	bitmap_zero(q->fe_bits, REDOPT_FE_BITS);
+	q->fe_start_ns = now;
+	est = redopt_flows_from_bits(bits, REDOPT_FE_BITS);
+	est = clamp_t(u32, est, 1, TC_REDOPT_MAX_FLOWS);
+	WRITE_ONCE(q->fe_est, est);
+	if (est == q->flows_in_force)
+		return;
+	redopt_params(&q->cfg, est, &p);
+	if (redopt_model_compute(&p, &m, NULL))
+		return;		/* out of the model's range: keep the old m */
+	redopt_apply(q, &m, est);
+	WRITE_ONCE(q->stats.recomputes, q->stats.recomputes + 1);
+}
+
+/* ---- data path ---------------------------------------------------------- */
+
+static int redopt_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			  struct sk_buff **to_free)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+
+	if (redopt_adaptive(&q->cfg))
+		redopt_fe_update(q, skb);
+
+	q->vars.qavg = red_calc_qavg(&q->parms, &q->vars, sch->q.qlen);
+	if (red_is_idling(&q->vars))
+		red_end_of_idle_period(&q->vars);
+
+	switch (red_action(&q->parms, &q->vars, q->vars.qavg)) {
+	case RED_DONT_MARK:
+		break;
+	case RED_PROB_MARK:
+		qdisc_qstats_overlimit(sch);
+		if ((q->cfg.flags & TC_REDOPT_ECN) && INET_ECN_set_ce(skb)) {
+			WRITE_ONCE(q->stats.marked, q->stats.marked + 1);
+			break;
+		}
+		WRITE_ONCE(q->stats.early, q->stats.early + 1);
+		goto congestion_drop;
+	case RED_HARD_MARK:
+		qdisc_qstats_overlimit(sch);
+		WRITE_ONCE(q->stats.forced, q->stats.forced + 1);
+		goto congestion_drop;
+	}
+
+	if (likely(sch->q.qlen < READ_ONCE(q->limit)))
+		return qdisc_enqueue_tail(skb, sch);
+
+	WRITE_ONCE(q->stats.overflow, q->stats.overflow + 1);
+	return qdisc_drop(skb, sch, to_free);
+
+congestion_drop:
+	qdisc_drop(skb, sch, to_free);
+	return NET_XMIT_CN;
+}
+
+static struct sk_buff *redopt_dequeue(struct Qdisc *sch)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = qdisc_dequeue_head(sch);
+
+	if (!skb && !red_is_idling(&q->vars))
+		red_start_of_idle_period(&q->vars);
+	return skb;
+}
+
+static void redopt_reset(struct Qdisc *sch)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+
+	qdisc_reset_queue(sch);
+	red_restart(&q->vars);
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+static const struct nla_policy redopt_policy[TCA_REDOPT_MAX + 1] = {
+	[TCA_REDOPT_BANDWIDTH]	= { .type = NLA_U64 },
+	[TCA_REDOPT_RTT]	= { .type = NLA_U32 },
+	[TCA_REDOPT_FLOWS]	= NLA_POLICY_MAX(NLA_U32, TC_REDOPT_MAX_FLOWS),
+	[TCA_REDOPT_SSTHRESH]	= { .type = NLA_BINARY,
+				    .len = TC_REDOPT_MAX_FLOWS * sizeof(u32) },
+	[TCA_REDOPT_WINDOW]	= { .type = NLA_U32 },
+	[TCA_REDOPT_MIN]	= { .type = NLA_U32 },
+	[TCA_REDOPT_MAX_P]	= { .type = NLA_U32 },
+	[TCA_REDOPT_WLOG]	= NLA_POLICY_RANGE(NLA_U8, REDOPT_WLOG_MIN, REDOPT_WLOG_MAX),
+	[TCA_REDOPT_AVPKT]	= { .type = NLA_U32 },
+	[TCA_REDOPT_FLAGS]	= NLA_POLICY_MASK(NLA_U32, TC_REDOPT_FLAGS_ALL),
+	[TCA_REDOPT_STAB]	= NLA_POLICY_EXACT_LEN(RED_STAB_SIZE),
+	[TCA_REDOPT_SCELL_LOG]	= NLA_POLICY_MAX(NLA_U8, 31),
+	[TCA_REDOPT_LOSS_RATE]	= { .type = NLA_U32 },
+	/* computed values are read-only */
+	[TCA_REDOPT_BUFFER]	= { .type = NLA_REJECT },
+	[TCA_REDOPT_LIMIT]	= { .type = NLA_REJECT },
+	[TCA_REDOPT_QTH_MIN]	= { .type = NLA_REJECT },
+	[TCA_REDOPT_QTH_MAX]	= { .type = NLA_REJECT },
+	[TCA_REDOPT_QMAX]	= { .type = NLA_REJECT },
+	[TCA_REDOPT_FLOWS_EST]	= { .type = NLA_REJECT },
+	[TCA_REDOPT_M_BOUND]	= { .type = NLA_REJECT },
+};
+
+/*
+ * init and change: build the new configuration from the old one and the
+ * attributes given, validate it with the model (the one check every entry
+ * point shares), then swap it in under the tree lock, so a change while
+ * traffic flows is atomic and a rejected one changes nothing.
+ */
+static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
+			 struct netlink_ext_ack *extack)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_REDOPT_MAX + 1];
+	struct redopt_model_params p;
+	u32 *new_ss = NULL, *old_ss;
+	struct redopt_cfg c;
+	struct redopt_model m;
+	unsigned int dropped_pkts = 0, dropped_bytes = 0;
+	const char *why = NULL;
+	u32 flows;
+	int err;
+
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "options required: bandwidth, rtt, ssthresh, min, probability");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_REDOPT_MAX, opt, redopt_policy, extack);
+	if (err < 0)
+		return err;
+
+	c = q->cfg;
+	if (tb[TCA_REDOPT_BANDWIDTH])
+		c.bandwidth = nla_get_u64(tb[TCA_REDOPT_BANDWIDTH]);
+	if (tb[TCA_REDOPT_RTT])
+		c.rtt_us = nla_get_u32(tb[TCA_REDOPT_RTT]);
+	if (tb[TCA_REDOPT_FLOWS])
+		c.flows = nla_get_u32(tb[TCA_REDOPT_FLOWS]);
+	if (tb[TCA_REDOPT_WINDOW])
+		c.window = nla_get_u32(tb[TCA_REDOPT_WINDOW]);
+	if (tb[TCA_REDOPT_MIN])
+		c.min_th = nla_get_u32(tb[TCA_REDOPT_MIN]);
+	if (tb[TCA_REDOPT_MAX_P])
+		c.max_p = nla_get_u32(tb[TCA_REDOPT_MAX_P]);
+	if (tb[TCA_REDOPT_WLOG])
+		c.wlog = nla_get_u8(tb[TCA_REDOPT_WLOG]);
+	if (tb[TCA_REDOPT_AVPKT])
+		c.avpkt = nla_get_u32(tb[TCA_REDOPT_AVPKT]);
+	if (tb[TCA_REDOPT_FLAGS])
+		c.flags = nla_get_u32(tb[TCA_REDOPT_FLAGS]);
+	if (tb[TCA_REDOPT_LOSS_RATE])
+		c.loss_rate = nla_get_u32(tb[TCA_REDOPT_LOSS_RATE]);
+	if (tb[TCA_REDOPT_STAB]) {
+		if (!tb[TCA_REDOPT_SCELL_LOG]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_REDOPT_STAB],
+					    "idle table (stab) needs its cell size (Scell_log)");
+			return -EINVAL;
+		}
+		memcpy(c.stab, nla_data(tb[TCA_REDOPT_STAB]), RED_STAB_SIZE);
+		c.scell_log = nla_get_u8(tb[TCA_REDOPT_SCELL_LOG]);
+		c.has_stab = true;
+	} else if (tb[TCA_REDOPT_SCELL_LOG]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_REDOPT_SCELL_LOG],
+				    "Scell_log given without the idle table (stab)");
+		return -EINVAL;
+	}
+	if (tb[TCA_REDOPT_SSTHRESH]) {
+		int len = nla_len(tb[TCA_REDOPT_SSTHRESH]);
+
+		if (len <= 0 || len % sizeof(u32)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_REDOPT_SSTHRESH],
+					    "ssthresh must be an array of u32 (1 or m values)");
+			return -EINVAL;
+		}
+		new_ss = kmemdup(nla_data(tb[TCA_REDOPT_SSTHRESH]), len, GFP_KERNEL);
+		if (!new_ss)
+			return -ENOMEM;
+		c.ssthresh = new_ss;
+		c.n_ssthresh = len / sizeof(u32);
+	}
+
+	/* Validate with the model: with m given, or m = 1 for "auto" (the
+	 * estimator's starting point; each later estimate is checked again).
+	 */
+	flows = c.flows ? c.flows : max_t(u32, READ_ONCE(q->fe_est), 1);
+	redopt_params(&c, flows, &p);
+	if (c.flows == 0 && c.n_ssthresh > 1) {
+		NL_SET_ERR_MSG_MOD(extack, "flows auto takes one ssthresh for every flow");
+		err = -EINVAL;
+		goto err_free;
+	}
+	if (c.has_stab &&
+	    !red_check_params(c.min_th, c.min_th, c.wlog, c.scell_log, c.stab)) {
+		NL_SET_ERR_MSG_MOD(extack, "idle table (stab) or Scell_log out of range");
+		err = -EINVAL;
+		goto err_free;
+	}
+	err = redopt_model_compute(&p, &m, &why);
+	if (err) {
+		if (why && extack)
+			extack->_msg = why;	/* a static string of red_model.h */
+		else
+			NL_SET_ERR_MSG_MOD(extack, "invalid redopt parameters");
+		goto err_free;
+	}
+	if (!red_check_params(m.qth_min, m.qth_max, c.wlog, c.scell_log,
+			      c.has_stab ? c.stab : NULL)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "thresholds too large for the EWMA weight (max_th << Wlog)");
+		err = -ERANGE;
+		goto err_free;
+	}
+
+	sch_tree_lock(sch);
+	old_ss = q->cfg.ssthresh;
+	if (!new_ss)
+		old_ss = NULL;	/* the array stays */
+	q->cfg = c;
+	redopt_apply(q, &m, flows);
+	red_set_vars(&q->vars);
+	if (!sch->q.qlen)
+		red_start_of_idle_period(&q->vars);
+	bitmap_zero(q->fe_bits, REDOPT_FE_BITS);
+	q->fe_start_ns = ktime_get_ns();
+	if (!redopt_adaptive(&c))
+		WRITE_ONCE(q->fe_est, flows);
+	/* shrinking the limit trims the queue, drops accounted */
+	while (sch->q.qlen > q->limit) {
+		struct sk_buff *skb = qdisc_dequeue_head(sch);
+
+		dropped_pkts++;
+		dropped_bytes += qdisc_pkt_len(skb);
+		WRITE_ONCE(q->stats.overflow, q->stats.overflow + 1);
+		rtnl_qdisc_drop(skb, sch);
+	}
+	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	sch_tree_unlock(sch);
+	kfree(old_ss);
+	return 0;
+
+err_free:
+	kfree(new_ss);
+	return err;
+}
+
+static int redopt_init(struct Qdisc *sch, struct nlattr *opt,
+		       struct netlink_ext_ack *extack)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+
+	q->cfg.wlog = REDOPT_DEFAULT_WLOG;
+	q->cfg.avpkt = REDOPT_DEFAULT_AVPKT;
+	q->fe_est = 1;
+	red_set_vars(&q->vars);
+	return redopt_change(sch, opt, extack);
+}
+
+static void redopt_destroy(struct Qdisc *sch)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+
+	kfree(q->cfg.ssthresh);
+	q->cfg.ssthresh = NULL;
+}
+
+/* ---- dump ---------------------------------------------------------------- */
+
+static int redopt_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+	const struct redopt_cfg *c = &q->cfg;
+	const struct redopt_model *m = &q->model;
+	struct nlattr *opts;
+
+	opts = nla_nest_start(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u64_64bit(skb, TCA_REDOPT_BANDWIDTH, c->bandwidth, TCA_REDOPT_PAD) ||
+	    nla_put_u32(skb, TCA_REDOPT_RTT, c->rtt_us) ||
+	    nla_put_u32(skb, TCA_REDOPT_FLOWS, c->flows) ||
+	    nla_put(skb, TCA_REDOPT_SSTHRESH, c->n_ssthresh * sizeof(u32), c->ssthresh) ||
+	    (c->window && nla_put_u32(skb, TCA_REDOPT_WINDOW, c->window)) ||
+	    nla_put_u32(skb, TCA_REDOPT_MIN, c->min_th) ||
+	    nla_put_u32(skb, TCA_REDOPT_MAX_P, c->max_p) ||
+	    nla_put_u8(skb, TCA_REDOPT_WLOG, c->wlog) ||
+	    nla_put_u32(skb, TCA_REDOPT_AVPKT, c->avpkt) ||
+	    nla_put_u32(skb, TCA_REDOPT_FLAGS, c->flags) ||
+	    (c->loss_rate && nla_put_u32(skb, TCA_REDOPT_LOSS_RATE, c->loss_rate)) ||
+	    (c->has_stab && nla_put_u8(skb, TCA_REDOPT_SCELL_LOG, c->scell_log)) ||
+	    nla_put_u32(skb, TCA_REDOPT_BUFFER, m->buffer) ||
+	    nla_put_u32(skb, TCA_REDOPT_LIMIT, READ_ONCE(q->limit)) ||
+	    nla_put_u32(skb, TCA_REDOPT_QTH_MIN, m->qth_min) ||
+	    nla_put_u32(skb, TCA_REDOPT_QTH_MAX, m->qth_max) ||
+	    nla_put_u32(skb, TCA_REDOPT_QMAX, m->qmax_milli) ||
+	    nla_put_u32(skb, TCA_REDOPT_FLOWS_EST, READ_ONCE(q->flows_in_force)) ||
+	    (m->m_bound_valid && nla_put_u32(skb, TCA_REDOPT_M_BOUND, m->m_bound)))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int redopt_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+	struct tc_redopt_xstats st = {
+		.marked		= READ_ONCE(q->stats.marked),
+		.early		= READ_ONCE(q->stats.early),
+		.forced		= READ_ONCE(q->stats.forced),
+		.overflow	= READ_ONCE(q->stats.overflow),
+		.flows_est	= READ_ONCE(q->fe_est),
+		.qth_min	= q->model.qth_min,
+		.qth_max	= q->model.qth_max,
+		.limit		= READ_ONCE(q->limit),
+		/* qavg is scaled by 2^Wlog; report 1/1000 packet */
+		.qavg		= (u32)min_t(u64, ((u64)q->vars.qavg * REDOPT_MILLI) >>
+					     q->parms.Wlog, U32_MAX),
+		.recomputes	= READ_ONCE(q->stats.recomputes),
+	};
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static struct Qdisc_ops redopt_qdisc_ops __read_mostly = {
+	.id		= "redopt",
+	.priv_size	= sizeof(struct redopt_sched_data),
+	.enqueue	= redopt_enqueue,
+	.dequeue	= redopt_dequeue,
+	.peek		= qdisc_peek_head,
+	.init		= redopt_init,
+	.reset		= redopt_reset,
+	.destroy	= redopt_destroy,
+	.change		= redopt_change,
+	.dump		= redopt_dump,
+	.dump_stats	= redopt_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init redopt_module_init(void)
+{
+	return register_qdisc(&redopt_qdisc_ops);
+}
+
+static void __exit redopt_module_exit(void)
+{
+	unregister_qdisc(&redopt_qdisc_ops);
+}
+
+module_init(redopt_module_init);
+module_exit(redopt_module_exit);
+
+MODULE_AUTHOR("specnet");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("redopt: ECN RED dimensioned by an analytical buffer model");
+MODULE_ALIAS("net-sch-redopt");
+MODULE_VERSION("0.1");

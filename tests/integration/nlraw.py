@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Send one hand-built RTM_NEWQDISC for kind "redopt" and print the
+kernel's answer as JSON: {"error": errno (0 = ok), "msg": extack message}.
+
+    nlraw.py DEV '[["BANDWIDTH","u64",1500000], ["SSTHRESH","raw","0f000000"], ...]'
+
+Used by the tc-testing-style cases to send what tc would never send
+(malformed, missing or read-only attributes) and check the extack answer.
+Run it inside the namespace that holds DEV (ip netns exec).
+"""
+import json
+import os
+import re
+import socket
+import struct
+import sys
+
+NETLINK_ROUTE = 0
+SOL_NETLINK = 270
+NETLINK_EXT_ACK = 11
+RTM_NEWQDISC = 36
+NLMSG_ERROR = 2
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
+NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
+NLMSGERR_ATTR_MSG = 1
+TCA_KIND, TCA_OPTIONS = 1, 2
+NLA_F_NESTED = 1 << 15
+TC_H_ROOT = 0xFFFFFFFF
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UAPI = os.path.join(HERE, "..", "..", "kernel", "include", "uapi", "specnet", "redopt.h")
+
+
+def attr_numbers():
+    """TCA_REDOPT_* numbers, read from the uapi header (the contract)."""
+    text = open(UAPI).read()
+    body = re.search(r"enum \{(.*?)\};", text, re.S).group(1)
+    names = re.findall(r"^\s*(TCA_REDOPT_\w+)", body, re.M)
+    return {n[len("TCA_REDOPT_"):]: i for i, n in enumerate(names)}
+
+
+def nla(atype, payload):
+    ln = 4 + len(payload)
+    return struct.pack("=HH", ln, atype) + payload + b"\0" * ((4 - ln % 4) % 4)
+
+
+def encode(spec):
+    nums = attr_numbers()
+    out = b""
+    for name, kind, value in spec:
+        t = nums[name] if isinstance(name, str) else int(name)
+        if kind == "u8":
+            p = struct.pack("=B", value)
+        elif kind == "u32":
+            p = struct.pack("=I", value)
+        elif kind == "u64":
+            p = struct.pack("=Q", value)
+        elif kind == "u32s":
+            p = b"".join(struct.pack("=I", v) for v in value)
+        elif kind == "raw":
+            p = bytes.fromhex(value)
+        else:
+            raise SystemExit(f"unknown kind {kind}")
+        out += nla(t, p)
+    return out
+
+
+def main():
+    dev, spec = sys.argv[1], json.loads(sys.argv[2])
+    flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL
+    tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, socket.if_nametoindex(dev), 0,
+                      TC_H_ROOT, 0)
+    body = tcm + nla(TCA_KIND, b"redopt\0") + nla(TCA_OPTIONS | NLA_F_NESTED, encode(spec))
+    msg = struct.pack("=IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
+    s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+    s.bind((0, 0))
+    s.send(msg)
+    data = s.recv(65536)
+    ln, mtype, mflags, _, _ = struct.unpack_from("=IHHII", data, 0)
+    assert mtype == NLMSG_ERROR, mtype
+    (err,) = struct.unpack_from("=i", data, 16)
+    off = 20 + (16 if mflags & NLM_F_CAPPED else struct.unpack_from("=I", data, 20)[0])
+    msg_text = ""
+    if mflags & NLM_F_ACK_TLVS:
+        while off + 4 <= ln:
+            alen, atype = struct.unpack_from("=HH", data, off)
+            if alen < 4:
+                break
+            if atype == NLMSGERR_ATTR_MSG:
+                msg_text = data[off + 4:off + alen].split(b"\0")[0].decode()
+            off += (alen + 3) & ~3
+    print(json.dumps({"error": -err, "msg": msg_text}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,402 @@
+"""sch_redopt (qdisc redopt) with its tc plugin, on the real stack.
+
+* tc-testing-style cases (tools/testing/selftests/tc-testing's shape): each
+  case has setup commands, one command with its expected exit code, a
+  verify command with a regex its output must (or must not) match, and
+  teardown; negative cases check the error and that nothing was created.
+* raw netlink cases: what tc never sends (malformed, missing, read-only
+  attributes) must be refused with an extack message, nothing created.
+* model agreement: the dump's limit/max_th/Qmax equal `specctl model red`.
+* traffic: two ECN flows through redopt dimensioned by the model get CE
+  marks and no congestion drop, with a smaller average queue than classic
+  RED (max = 3 min) at equal goodput; non-ECN flows are early-dropped;
+  adaptive mode follows 1 -> 4 -> 2 active flows.
+"""
+import json
+import os
+import re
+import threading
+import time
+
+import pytest
+
+import specnet_lab as lab
+
+TC_LIB = os.path.join(lab.TOP, "build", "userspace", "tc")
+SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")
+TC = f"TC_LIB_DIR={TC_LIB} tc"
+NLRAW = os.path.join(os.path.dirname(__file__), "nlraw.py")
+EXAMPLE = "bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 window 38"
+
+
+@pytest.fixture
+def redopt():
+    if not os.path.exists(os.path.join(TC_LIB, "q_redopt.so")):
+        pytest.fail("tc plugin not built: make userspace")
+    lab.load_module("sch_redopt")
+    yield
+    lab.unload_module("sch_redopt")
+
+
+@pytest.fixture
+def dummy():
+    """A namespace with a dummy device d0 (the cases' DEV)."""
+    ns = lab.uniq("sn") + "-tc"
+    lab.run("modprobe dummy")
+    lab.sh(f"ip netns add {ns}")
+    try:
+        lab.sh("ip link add d0 type dummy && ip link set d0 up", ns=ns)
+        yield ns
+    finally:
+        lab.run(f"ip netns del {ns}")
+
+
+# ---- tc-testing-style cases ---------------------------------------------------
+# (id, name, setup, cmd, exit code, verify cmd, regex, match count)
+# DEV is the dummy device; "TC" runs tc with the plugin.
+CASES = [
+    ("a1", "add with the paper's example", [],
+     f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}", 0,
+     "TC qdisc show dev DEV",
+     r"qdisc redopt 1: root .*limit 19p qth_min 5p qth_max 8p qavg_max 7\.30", 1),
+    ("a2", "ecn and adaptive flags", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn adaptive", 0,
+     "TC qdisc show dev DEV", r"qdisc redopt .* ecn .*adaptive|qdisc redopt .*adaptive.* ecn", 1),
+    ("a3", "per-flow ssthresh list", [],
+     "TC qdisc add dev DEV root redopt bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15,20 "
+     "min 5 probability 0.1 window 38", 0,
+     "TC qdisc show dev DEV", r"ssthresh 15,20 .*limit 24p", 1),
+    ("a4", "window derived from the path", [],
+     "TC qdisc add dev DEV root redopt bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15 "
+     "min 5 probability 0.1", 0,
+     "TC qdisc show dev DEV", r"qdisc redopt .*qth_max \d+p", 1),
+    ("a5", "flows auto", [],
+     "TC qdisc add dev DEV root redopt bandwidth 10mbit rtt 20ms flows auto ssthresh 20 "
+     "min 5 probability 0.1 ecn", 0,
+     "TC qdisc show dev DEV", r"flows auto \(est 1\)", 1),
+    ("a6", "ewma and avpkt", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} ewma 0.004 avpkt 1500", 0,
+     "TC -d qdisc show dev DEV", r"avpkt 1500 .*Wlog 8", 1),
+    ("c1", "change min recomputes max_th",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
+     "TC qdisc change dev DEV root handle 1: redopt min 6", 0,
+     "TC qdisc show dev DEV", r"min 6 .*qth_min 6p qth_max 9p", 1),
+    ("c2", "replace",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
+     "TC qdisc replace dev DEV root handle 1: redopt bandwidth 10mbit rtt 20ms flows 4 "
+     "ssthresh 40 min 10 probability 0.05", 0,
+     "TC qdisc show dev DEV", r"flows 4 .*min 10 .*qth_min 10p", 1),
+    ("c3", "a rejected change changes nothing",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
+     "TC qdisc change dev DEV root handle 1: redopt min 2000000", 1,
+     "TC qdisc show dev DEV", r"min 5 .*qth_max 8p", 1),
+    ("d1", "del",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
+     "TC qdisc del dev DEV root", 0,
+     "TC qdisc show dev DEV", r"redopt", 0),
+    ("j1", "json dump", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn", 0,
+     "TC -j qdisc show dev DEV", r'"kind":"redopt".*"limit":19.*"qth_max":8', 1),
+    ("s1", "stats show xstats", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn", 0,
+     "TC -s qdisc show dev DEV", r"marked 0 early 0 forced 0 overflow 0 flows_est 2", 1),
+    # negative: tc refuses before the kernel (exit 1), nothing created
+    ("n1", "missing bandwidth", [],
+     "TC qdisc add dev DEV root redopt rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1", 1,
+     "TC qdisc show dev DEV", r"redopt", 0),
+    ("n2", "illegal bandwidth", [],
+     "TC qdisc add dev DEV root redopt bandwidth fast rtt 59ms flows 2 ssthresh 15 min 5 "
+     "probability 0.1", 1, "TC qdisc show dev DEV", r"redopt", 0),
+    ("n3", "probability above 1", [],
+     "TC qdisc add dev DEV root redopt bandwidth 1mbit rtt 59ms flows 2 ssthresh 15 min 5 "
+     "probability 1.5", 1, "TC qdisc show dev DEV", r"redopt", 0),
+    ("n4", "ssthresh count neither 1 nor m", [],
+     "TC qdisc add dev DEV root redopt bandwidth 1mbit rtt 59ms flows 3 ssthresh 15,15 min 5 "
+     "probability 0.1", 1, "TC qdisc show dev DEV", r"redopt", 0),
+    ("n5", "unknown keyword", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} turbo", 1,
+     "TC qdisc show dev DEV", r"redopt", 0),
+    ("n6", "flows beyond 1024", [],
+     "TC qdisc add dev DEV root redopt bandwidth 1mbit rtt 59ms flows 5000 ssthresh 15 min 5 "
+     "probability 0.1", 1, "TC qdisc show dev DEV", r"redopt", 0),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] + "-" + c[1].replace(" ", "_") for c in CASES])
+def test_tc_case(redopt, dummy, case):
+    cid, name, setup, cmd, want_rc, verify, regex, count = case
+
+    def expand(c):
+        return c.replace("TC ", TC + " ").replace("DEV", "d0")
+    for s in setup:
+        lab.sh(expand(s), ns=dummy)
+    rc, out, err = lab.run(expand(cmd), ns=dummy)
+    assert rc == want_rc, f"{cid} {name}: `{cmd}` exit {rc} (want {want_rc}): {out}{err}"
+    if want_rc:
+        assert err.strip(), f"{cid}: failed without a message"
+    _, vout, _ = lab.run(expand(verify), ns=dummy)
+    found = len(re.findall(regex, vout))
+    assert found == count, f"{cid} {name}: /{regex}/ matched {found}x (want {count}) in:\n{vout}"
+
+
+# ---- raw netlink: what tc never sends ------------------------------------------
+
+GOOD = [["BANDWIDTH", "u64", 1500000], ["RTT", "u32", 59000], ["FLOWS", "u32", 2],
+        ["SSTHRESH", "u32s", [15]], ["MIN", "u32", 5], ["MAX_P", "u32", 429496730],
+        ["WINDOW", "u32", 38]]
+
+
+def without(name):
+    return [a for a in GOOD if a[0] != name]
+
+
+NL_CASES = [
+    ("good", GOOD, 0, ""),
+    ("missing bandwidth", without("BANDWIDTH"), 22, "bandwidth is required"),
+    ("missing ssthresh", without("SSTHRESH"), 22, "ssthresh is required"),
+    ("missing min", without("MIN"), 22, "min_th is required"),
+    ("ssthresh not u32s", without("SSTHRESH") + [["SSTHRESH", "raw", "0f0000"]], 22, "ssthresh"),
+    ("ssthresh count", without("SSTHRESH") + [["SSTHRESH", "u32s", [15, 15, 15]]], 22,
+     "one value for all flows or one per flow"),
+    ("flows above max", without("FLOWS") + [["FLOWS", "u32", 5000]], 34, ""),
+    ("wlog out of range", GOOD + [["WLOG", "u8", 30]], 34, ""),
+    ("unknown flag", GOOD + [["FLAGS", "u32", 0x80]], 22, ""),
+    ("stab without scell_log", GOOD + [["STAB", "raw", "00" * 256]], 22, "Scell_log"),
+    ("stab wrong length", GOOD + [["STAB", "raw", "00" * 100], ["SCELL_LOG", "u8", 3]], 22, ""),
+    ("read-only limit", GOOD + [["LIMIT", "u32", 5]], 22, ""),
+    ("bandwidth too short", without("BANDWIDTH") + [["BANDWIDTH", "u32", 1500000]], 34, ""),
+    ("zero rtt", without("RTT") + [["RTT", "u32", 0]], 22, "rtt"),
+    ("unknown attribute", GOOD + [[99, "u32", 1]], 22, ""),
+]
+
+
+@pytest.mark.parametrize("case", NL_CASES, ids=[c[0].replace(" ", "_") for c in NL_CASES])
+def test_netlink_validation(redopt, dummy, case):
+    name, spec, want_err, want_msg = case
+    out = lab.sh(f"python3 {NLRAW} d0 '{json.dumps(spec)}'", ns=dummy)
+    res = json.loads(out)
+    if want_err == 0:
+        assert res["error"] == 0, res
+        return
+    assert res["error"] != 0, f"{name}: accepted"
+    if want_err in (22, 34):
+        assert res["error"] in (22, 34), res      # EINVAL or ERANGE
+    assert res["msg"], f"{name}: no extack message: {res}"
+    if want_msg:
+        assert want_msg in res["msg"], res
+    assert "redopt" not in lab.sh("tc qdisc show dev d0", ns=dummy), "created anyway"
+
+
+# ---- kernel and specctl agree ---------------------------------------------------
+
+MODEL_GRID = [
+    ("1.5mbit", "59ms", 2, "15", 5, "0.1", "38"),
+    ("1.5mbit", "59ms", 2, "15,15", 5, "0.1", None),
+    ("10mbit", "100ms", 4, "30", 8, "0.05", None),
+    ("100mbit", "20ms", 10, "64", 20, "0.1", "100"),
+    ("1gbit", "5ms", 32, "100", 30, "0.02", None),
+    ("64kbit", "560ms", 1, "30", 5, "0.1", None),
+]
+
+
+def test_kernel_and_specctl_agree(redopt, dummy):
+    if not os.access(SPECCTL, os.X_OK):
+        pytest.fail("specctl not built: make userspace")
+    for bw, rtt, m, ss, mn, p, w in MODEL_GRID:
+        wopt = f" window {w}" if w else ""
+        lab.sh(f"{TC} qdisc replace dev d0 root redopt bandwidth {bw} rtt {rtt} flows {m} "
+               f"ssthresh {ss} min {mn} probability {p}{wopt}", ns=dummy)
+        q = json.loads(lab.sh(f"{TC} -j qdisc show dev d0", ns=dummy))[0]["options"]
+        wcli = f" --window {w}" if w else ""
+        ref = json.loads(lab.sh(f"{SPECCTL} model red --bandwidth {bw} --rtt {rtt} --flows {m} "
+                                f"--ssthresh {ss} --min {mn} --max-p {p}{wcli} --json"))
+        for k in ("limit", "min_th", "max_th"):
+            qk = {"min_th": "qth_min", "max_th": "qth_max"}.get(k, k)
+            assert q[qk] == ref[k], f"{bw} {rtt} m={m}: kernel {qk}={q[qk]} specctl {k}={ref[k]}"
+        assert abs(q["qavg_max"] - ref["qavg_max"]) < 0.005, (q, ref)
+
+
+def test_autoload_by_tc(dummy):
+    """MODULE_ALIAS / module name: tc loads sch_redopt by itself."""
+    lab.unload_module("sch_redopt")
+    rel = lab.kernel_release()
+    dst = f"/lib/modules/{rel}/updates/specnet"
+    lab.sh(f"mkdir -p {dst} && cp {lab.module_path('sch_redopt')} {dst}/ && depmod -a")
+    try:
+        lab.sh(f"{TC} qdisc add dev d0 root redopt {EXAMPLE}", ns=dummy)
+        assert lab.module_loaded("sch_redopt")
+        lab.sh(f"{TC} qdisc del dev d0 root", ns=dummy)
+    finally:
+        lab.run(f"rm -rf {dst} && depmod -a")
+        lab.unload_module("sch_redopt")
+
+
+def test_rmmod_in_use_then_clean(redopt, dummy):
+    lab.sh(f"{TC} qdisc add dev d0 root redopt {EXAMPLE}", ns=dummy)
+    rc, _, err = lab.run("rmmod sch_redopt")
+    assert rc != 0 and "in use" in err
+    lab.sh(f"{TC} qdisc del dev d0 root", ns=dummy)
+    lab.unload_module("sch_redopt")
+    assert not lab.module_loaded("sch_redopt")
+    lab.load_module("sch_redopt")
+
+
+# ---- traffic ------------------------------------------------------------------------
+
+S = 1052            # bytes per packet on the wire: MTU 1052 = MSS 1000 + 52
+BW = "1.5mbit"
+RTT_MS = 59
+
+
+def bottleneck_chain(qdisc_line, ecn=True):
+    """snd -- rtr -- rcv, 1.5 Mbit/s HTB at rtr toward rcv with @qdisc_line
+    as its child, 59 ms RTT (on the ACK path), MTU 1052, initial ssthresh
+    15 (the model example's SSth)."""
+    c = lab.Chain(["snd", "rtr", "rcv"])
+    c.build()
+    try:
+        for a, b in (("snd", "rtr"), ("rtr", "snd"), ("rtr", "rcv"), ("rcv", "rtr")):
+            lab.sh(f"ip link set {c.ifname(a, b)} mtu {S}", ns=c.ns(a))
+        c.tc("rtr", "snd", f"root netem delay {RTT_MS}ms limit 10000")
+        c.tc("rtr", "rcv", f"""
+            root handle 1: htb default 1
+            class parent 1: classid 1:1 htb rate {BW} ceil {BW}
+        """)
+        lab.sh(f"{TC} qdisc add dev {c.ifname('rtr', 'rcv')} parent 1:1 handle 10: {qdisc_line}",
+               ns=c.ns("rtr"))
+        c.sysctl("snd", "net.ipv4.tcp_ecn", 1 if ecn else 0)
+        c.sysctl("snd", "net.ipv4.tcp_no_ssthresh_metrics_save", 0)
+        net = c.ip("rcv").rsplit(".", 1)[0] + ".0/24"
+        lab.sh(f"ip route replace {net} via {c.addr('rtr', 'snd')} ssthresh 15", ns=c.ns("snd"))
+    except Exception:
+        c.destroy()
+        raise
+    return c
+
+
+def qstats(chain):
+    out = lab.sh(f"{TC} -s -j qdisc show dev {chain.ifname('rtr', 'rcv')}", ns=chain.ns("rtr"))
+    for q in json.loads(out):
+        if q["kind"] in ("redopt", "red"):
+            return q
+    raise AssertionError(out)
+
+
+def run_flows(chain, n, seconds, cc="reno", sample=None):
+    """@n parallel iperf3 flows (one client -P n); sample(chain) every 100 ms."""
+    lab.iperf3_server(chain.ns("rcv"))
+    samples = []
+    stop = threading.Event()
+
+    def sampler():
+        while not stop.is_set():
+            samples.append(sample(chain))
+            time.sleep(0.1)
+    t = threading.Thread(target=sampler) if sample else None
+    if t:
+        t.start()
+    try:
+        rep = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), cc, seconds, extra=f"-P {n}")
+    finally:
+        stop.set()
+        if t:
+            t.join()
+    return lab.goodput_bps(rep), samples
+
+
+def backlog_pkts(chain):
+    q = qstats(chain)
+    return q.get("qlen", 0)
+
+
+def test_ecn_flows_marked_not_dropped_and_smaller_queue(redopt, figure):
+    model = f"bandwidth {BW} rtt {RTT_MS}ms flows 2 ssthresh 15 min 5 probability 0.1 avpkt {S} ecn"
+    lim = json.loads(lab.sh(f"{SPECCTL} model red --bandwidth {BW} --rtt {RTT_MS}ms --flows 2 "
+                            f"--ssthresh 15 --min 5 --max-p 0.1 --avpkt {S} --json"))["limit"]
+    classic = (f"red limit {lim * S} min {5 * S} max {15 * S} avpkt {S} burst 8 "
+               f"bandwidth {BW} probability 0.1 ecn")
+    res = {}
+    chains = {"redopt": bottleneck_chain(f"redopt {model}"), "red": bottleneck_chain(classic)}
+    try:
+        def go(k):
+            res[k] = run_flows(chains[k], 2, 30, sample=backlog_pkts)
+        ts = [threading.Thread(target=go, args=(k,)) for k in chains]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        st = {k: qstats(c) for k, c in chains.items()}
+    finally:
+        for c in chains.values():
+            c.destroy()
+    o = st["redopt"]
+    avgq = {k: sum(v[1][20:]) / max(1, len(v[1][20:])) for k, v in res.items()}
+    rate = 1.5e6 / 8 / S                      # packets per second
+    delay = {k: v / rate * 1000 for k, v in avgq.items()}
+    g = {k: v[0] for k, v in res.items()}
+    figure("redopt goodput Mbit/s", round(g["redopt"] / 1e6, 3))
+    figure("red goodput Mbit/s", round(g["red"] / 1e6, 3))
+    figure("redopt avg queueing delay ms", round(delay["redopt"], 1))
+    figure("red avg queueing delay ms", round(delay["red"], 1))
+    figure("redopt marked/early/forced/overflow",
+           f"{o['marked']}/{o['early']}/{o['forced']}/{o['overflow']}")
+    assert o["marked"] > 0, o
+    assert o["early"] == 0 and o["forced"] == 0 and o["overflow"] == 0, o
+    assert abs(g["redopt"] - g["red"]) <= 0.10 * g["red"], g
+    assert avgq["redopt"] < avgq["red"], avgq
+
+
+def test_non_ecn_flows_early_dropped_not_marked(redopt):
+    model = f"bandwidth {BW} rtt {RTT_MS}ms flows 2 ssthresh 15 min 5 probability 0.1 avpkt {S} ecn"
+    c = bottleneck_chain(f"redopt {model}", ecn=False)
+    try:
+        run_flows(c, 2, 15)
+        o = qstats(c)
+    finally:
+        c.destroy()
+    assert o["marked"] == 0, o
+    assert o["early"] > 0, o
+
+
+def test_adaptive_estimate_follows_active_flows(redopt, figure):
+    c = lab.Chain(["snd", "rtr", "rcv"])
+    c.build()
+    try:
+        c.tc("rtr", "rcv", """
+            root handle 1: htb default 1
+            class parent 1: classid 1:1 htb rate 10mbit ceil 10mbit
+        """)
+        lab.sh(f"{TC} qdisc add dev {c.ifname('rtr', 'rcv')} parent 1:1 handle 10: redopt "
+               f"bandwidth 10mbit rtt 20ms flows auto ssthresh 20 min 5 probability 0.1 ecn",
+               ns=c.ns("rtr"))
+        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        for port in range(5301, 5305):
+            lab.iperf3_server(c.ns("rcv"), port=port)
+        est = []
+        stop = threading.Event()
+
+        def sampler():
+            t0 = time.time()
+            while not stop.is_set():
+                est.append((time.time() - t0, qstats(c)["flows_est"]))
+                time.sleep(0.25)
+
+        def flow(port, start, secs):
+            time.sleep(start)
+            lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "reno", secs, port=port)
+        plan = [(5301, 0, 16), (5302, 5, 11), (5303, 5, 5), (5304, 5, 5)]
+        ts = [threading.Thread(target=flow, args=p) for p in plan]
+        st = threading.Thread(target=sampler)
+        st.start()
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        stop.set()
+        st.join()
+    finally:
+        c.destroy()
+
+    def settled(t0, t1):
+        return [e for t, e in est if t0 <= t <= t1]
+    one, four, two = settled(3, 5), settled(8, 10), settled(13, 15.5)
+    figure("flows_est samples 1/4/2 phases", f"{one} {four} {two}")
+    assert one and all(e == 1 for e in one), est
+    assert four and all(e == 4 for e in four), est
+    assert two and all(e == 2 for e in two), est

@@ -1,0 +1,48 @@
+/* Host unit tests of kernel/include/specnet/flow_est.h (linear counting). */
+#include <math.h>
+#include <specnet/flow_est.h>
+#include "check.h"
+
+int main(void)
+{
+	const u32 sizes[] = { 64, 256, 1024, 4096 };
+	unsigned int s;
+	u32 k;
+	double worst = 0;
+
+	CHECK(redopt_flows_from_bits(0, 1024) == 0, "empty");
+	CHECK(redopt_flows_from_bits(1, 1024) == 1, "one flow");
+	CHECK(redopt_flows_from_bits(4, 1024) == 4, "four flows");
+	CHECK(redopt_flows_from_bits(5, 0) == 0, "no bitmap");
+	/* saturation: k >= B gives the largest finite estimate, not a crash */
+	CHECK(redopt_flows_from_bits(1024, 1024) == redopt_flows_from_bits(1023, 1024),
+	      "saturated");
+	CHECK(redopt_flows_from_bits(5000, 1024) == redopt_flows_from_bits(1023, 1024),
+	      "over");
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		u32 b = sizes[s], prev = 0;
+		int bad = 0;
+
+		for (k = 0; k < b; k++) {
+			double ref = -(double)b * log(1.0 - (double)k / b);
+			u32 got = redopt_flows_from_bits(k, b);
+			double err = fabs(got - ref);
+
+			/* rounding to the nearest integer plus < 0.03 flow */
+			if (err > 0.5 + 0.03 * b / 1024.0 + 1e-9)
+				bad++;
+			if (err > worst && b == 1024)
+				worst = err;
+			if (got < prev)
+				bad++;		/* monotonic in k */
+			prev = got;
+		}
+		CHECK(!bad, "b=%u: %d estimates off the reference or not monotonic", b, bad);
+	}
+	CHECK(worst <= 0.53, "worst error %.3f flow at B=1024", worst);
+	/* log2 itself: exact powers of two */
+	CHECK(fe_log2_q16(FE_ONE) == 0, "log2 1");
+	CHECK(fe_log2_q16(2 * FE_ONE) == FE_ONE, "log2 2");
+	CHECK(fe_log2_q16(1024 * FE_ONE) == 10 * FE_ONE, "log2 1024");
+	return check_done("test_flow_est");
+}
