@@ -78,6 +78,11 @@ def run(args):
                 h1.cmd("sysctl -qw net.ipv4.tcp_ecn=1")
                 h2.cmd(f"iperf3 -s -1 -D --logfile /tmp/iperf3-s-{p}.log")
             time.sleep(1)
+            for i in range(len(cases)):
+                p = i + 1
+                out = net[f"h1p{p}"].cmd(f"ping -c 1 -W 5 10.{p}.4.1")
+                if " 0% packet loss" not in out:
+                    info(f"*** path {p}: no connectivity h1 -> h2:\n{out}\n")
             t0 = time.time()
             for i, (b, cc) in enumerate(cases):
                 p = i + 1
@@ -99,7 +104,11 @@ def run(args):
                     rec["goodput_bps"] = lab.goodput_bps(rep)
                     rec["retransmits"] = lab.retransmits(rep)
                 except (ValueError, KeyError) as e:
-                    rec["error"] = f"iperf3: {e}: {err.strip()[-300:]}"
+                    try:
+                        why = json.loads(out).get("error", "")
+                    except ValueError:
+                        why = out.strip()[-300:]
+                    rec["error"] = f"iperf3: {why or e} {err.strip()[-300:]}"
                 gw1, h2 = net[f"gw1p{p}"], net[f"h2p{p}"]
                 rec["red"] = red_stats(gw1.cmd(f"tc -s -j qdisc show dev {gw1.intfList()[1]}"))
                 rec["csum_errors"] = nstat(h2, "TcpInCsumErrors") + nstat(h2, "IpExtInCsumErrors")

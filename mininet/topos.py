@@ -60,7 +60,7 @@ class SatelliteTopo(Topo):
             h2 = self.addHost(f"h2p{p}", ip=f"10.{p}.4.1/24", defaultRoute=f"via 10.{p}.4.254")
             gw1 = self.addNode(f"gw1p{p}", cls=LinuxRouter, ip=f"10.{p}.1.254/24")
             sat = self.addNode(f"satp{p}", cls=LinuxRouter, ip=f"10.{p}.2.2/24")
-            gw2 = self.addNode(f"gw2p{p}", cls=LinuxRouter, ip=f"10.{p}.4.254/24")
+            gw2 = self.addNode(f"gw2p{p}", cls=LinuxRouter, ip=f"10.{p}.3.2/24")  # first intf: toward sat
             lan = dict(cls=TCLink, bw=self.opts["lan_bw_mbit"])
             self.addLink(h1, gw1, params2=dict(ip=f"10.{p}.1.254/24"), **lan)
             self.addLink(gw1, sat, params1=dict(ip=f"10.{p}.2.1/24"),
