@@ -17,7 +17,7 @@ import vm  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--kernel", required=True)
-    ap.add_argument("--seconds", type=int, default=int(os.environ.get("DEMO_SECONDS", 150)))
+    ap.add_argument("--seconds", type=int, default=int(os.environ.get("DEMO_SECONDS", 120)))
     ap.add_argument("--ber", default="1e-6,1e-5,5e-5")
     ap.add_argument("--ccs", default="spec,reno,cubic")
     a = ap.parse_args()

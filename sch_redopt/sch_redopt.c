@@ -20,9 +20,10 @@
  * queue length in packets (the model's unit):
  *
  *   qavg <  min_th            enqueue
- *   min_th <= qavg < max_th   with probability p(qavg) -- on the model's
- *                             curve, max_p at 3 min_th, so red.h's max_P is
- *                             p(max_th) --: CE-mark an ECT packet
+ *   min_th <= qavg < max_th   with probability p(qavg), max_p at max_th
+ *                             (RED's curve: steeper than the model's
+ *                             starting curve, so marks come no later than
+ *                             the model assumes): CE-mark an ECT packet
  *                             ("marked"; with ecn), drop a non-ECT one
  *                             ("early")
  *   qavg >= max_th            drop ("forced")
@@ -117,7 +118,11 @@ static bool redopt_adaptive(const struct redopt_cfg *c)
 	return (c->flags & TC_REDOPT_ADAPTIVE) || !c->flows;
 }
 
-static void redopt_params(const struct redopt_cfg *c, u32 flows,
+/* Model inputs for @flows flows. @estimated: m is the online estimate, so
+ * a per-flow ssthresh list given for another m falls back to its first
+ * value for every flow (a configuration from userspace must match).
+ */
+static void redopt_params(const struct redopt_cfg *c, u32 flows, bool estimated,
 			  struct redopt_model_params *p)
 {
 	*p = (struct redopt_model_params) {
@@ -133,10 +138,7 @@ static void redopt_params(const struct redopt_cfg *c, u32 flows,
 		.avpkt		= c->avpkt,
 		.loss_rate_milli = c->loss_rate,
 	};
-	/* a per-flow ssthresh list that no longer matches m (adaptive):
-	 * use its first value for every flow
-	 */
-	if (c->n_ssthresh != 1 && c->n_ssthresh != flows)
+	if (estimated && c->n_ssthresh != 1 && c->n_ssthresh != flows)
 		p->n_ssthresh = 1;
 }
 
@@ -149,12 +151,13 @@ static void redopt_apply(struct redopt_sched_data *q, const struct redopt_model 
 	q->model = *m;
 	WRITE_ONCE(q->flows_in_force, flows);
 	WRITE_ONCE(q->limit, m->limit);
-	/* max_P at max_th on the model's curve (max_p at 3 min_th), so the
-	 * marking slope is the one the model was solved for
+	/* RED(min_th, max_th, max_p): max_p is reached at the model's max_th,
+	 * a steeper curve than the starting one the model was solved on
+	 * (max_p at 3 min_th), so marks come no later than the model assumes
 	 */
 	red_set_parms(&q->parms, m->qth_min, m->qth_max, c->wlog, 0,
 		      c->scell_log, c->has_stab ? (u8 *)c->stab : NULL,
-		      max_t(u32, m->max_p_curve, 1));
+		      c->max_p);
 }
 
 /* ---- adaptive flow estimate ------------------------------------------ */
@@ -186,7 +189,7 @@ static void redopt_fe_update(struct redopt_sched_data *q, struct sk_buff *skb)
 	WRITE_ONCE(q->fe_est, est);
 	if (est == q->flows_in_force)
 		return;
-	redopt_params(&q->cfg, est, &p);
+	redopt_params(&q->cfg, est, true, &p);
 	if (redopt_model_compute(&p, &m, NULL))
 		return;		/* out of the model's range: keep the old m */
 	redopt_apply(q, &m, est);
@@ -231,16 +234,28 @@ static int redopt_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return qdisc_drop(skb, sch, to_free);
 
 congestion_drop:
+	/* Dropped into an empty queue: it is still idle, from now on. */
+	if (!sch->q.qlen)
+		red_start_of_idle_period(&q->vars);
 	qdisc_drop(skb, sch, to_free);
 	return NET_XMIT_CN;
 }
 
+/*
+ * The idle period starts when the last packet leaves (and again when a
+ * packet is dropped into an empty queue, see redopt_enqueue()), not when
+ * a dequeue finds the queue empty (sch_red's way): a parent such as HTB
+ * deactivates an emptied class and does not ask it again, so the average
+ * would never decay over idle time -- and after a burst of forced drops it
+ * would stay above max_th, dropping every packet of the (then rare)
+ * retransmissions: the flows stall for good.
+ */
 static struct sk_buff *redopt_dequeue(struct Qdisc *sch)
 {
 	struct redopt_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb = qdisc_dequeue_head(sch);
 
-	if (!skb && !red_is_idling(&q->vars))
+	if (!sch->q.qlen && !red_is_idling(&q->vars))
 		red_start_of_idle_period(&q->vars);
 	return skb;
 }
@@ -363,7 +378,7 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 	 * estimator's starting point; each later estimate is checked again).
 	 */
 	flows = c.flows ? c.flows : max_t(u32, READ_ONCE(q->fe_est), 1);
-	redopt_params(&c, flows, &p);
+	redopt_params(&c, flows, !c.flows, &p);
 	if (c.flows == 0 && c.n_ssthresh > 1) {
 		NL_SET_ERR_MSG_MOD(extack, "flows auto takes one ssthresh for every flow");
 		err = -EINVAL;

@@ -79,7 +79,7 @@ PKGS=(
 	qemu-system-x86 qemu-utils busybox-static
 	iperf3 iproute2 ethtool mininet kmod procps psmisc
 	build-essential bc flex bison libelf-dev pkg-config sparse
-	libmnl-dev nftables bridge-utils python3-venv python3-dev dpkg-dev
+	libmnl-dev nftables bridge-utils iputils-ping python3-venv python3-dev dpkg-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -144,11 +144,9 @@ def test_loss_rate_bound(specctl):
 
 
 def test_tc_red(specctl):
-    # stock red's probability is the model curve's p at max_th:
-    # 0.1 * (8 - 5) / (2 * 5) = 0.03
     out = red(specctl, *EXAMPLE, "--tc-red", "eth0")
     assert out == ("tc qdisc add dev eth0 root red limit 19000 min 5000 max 8000 "
-                   "avpkt 1000 burst 6 bandwidth 1500000bit probability 0.03 ecn\n")
+                   "avpkt 1000 burst 6 bandwidth 1500000bit probability 0.1 ecn\n")
     _, j = red_json(specctl, *EXAMPLE, "--tc-red", "eth0")
     assert j["tc_red"] == out.strip()
 

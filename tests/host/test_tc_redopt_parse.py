@@ -554,14 +554,15 @@ def test_add_sends_the_model_inputs(run):
 
 
 def test_add_defaults(run):
-    """avpkt 1000 and Wlog 9 are sent; no window (the qdisc derives it);
-    flags always sent on add (0 here); STAB from the defaults."""
+    """avpkt 1000 and Wlog 9 are sent; window 0 (the qdisc derives it, and
+    a replace resets a window given before); flags always sent on add (0
+    here); STAB from the defaults."""
     rc, _out, err, sent = run(*add(*BASE))
     need_shim(sent)
     o = options(sent[0])
     assert u32(o["TCA_REDOPT_AVPKT"]) == 1000
     assert u8(o["TCA_REDOPT_WLOG"]) == 9
-    assert "TCA_REDOPT_WINDOW" not in o
+    assert u32(o["TCA_REDOPT_WINDOW"]) == 0
     assert u32(o["TCA_REDOPT_FLAGS"]) == 0
     clog, tab = stab_reference(9, 1000, 1500000)
     assert (u8(o["TCA_REDOPT_SCELL_LOG"]), o["TCA_REDOPT_STAB"]) == (clog, tab)

@@ -217,17 +217,35 @@ def test_kernel_and_specctl_agree(redopt, dummy):
 
 
 def test_autoload_by_tc(dummy):
-    """MODULE_ALIAS / module name: tc loads sch_redopt by itself."""
+    """tc loads sch_redopt by itself: the kernel asks modprobe for
+    "net-sch-redopt" (6.9+, MODULE_ALIAS) or "sch_redopt" (older). A
+    depmod of the whole distro tree takes minutes over 9p, so the module is
+    put in a small tree of its own and the kernel's modprobe helper
+    (/proc/sys/kernel/modprobe) is pointed at a wrapper that uses it and
+    logs what was asked."""
     lab.unload_module("sch_redopt")
     rel = lab.kernel_release()
-    dst = f"/lib/modules/{rel}/updates/specnet"
-    lab.sh(f"mkdir -p {dst} && cp {lab.module_path('sch_redopt')} {dst}/ && depmod -a")
+    root = "/tmp/specnet-modroot"
+    mdir = f"{root}/lib/modules/{rel}"
+    wrapper, log = "/tmp/specnet-modprobe", "/tmp/specnet-modprobe.log"
+    lab.sh(f"rm -rf {root} {log} && mkdir -p {mdir}/extra && "
+           f"cp {lab.module_path('sch_redopt')} {mdir}/extra/ && "
+           f"cp /lib/modules/{rel}/modules.builtin* {mdir}/ && depmod -b {root} {rel}")
+    with open(wrapper, "w") as f:
+        f.write(f'#!/bin/sh\necho "$@" >> {log}\nexec /sbin/modprobe -d {root} "$@"\n')
+    os.chmod(wrapper, 0o755)
+    old = open("/proc/sys/kernel/modprobe").read().strip()
     try:
+        with open("/proc/sys/kernel/modprobe", "w") as f:
+            f.write(wrapper)
         lab.sh(f"{TC} qdisc add dev d0 root redopt {EXAMPLE}", ns=dummy)
         assert lab.module_loaded("sch_redopt")
+        asked = open(log).read()
+        assert "net-sch-redopt" in asked or "sch_redopt" in asked, asked
         lab.sh(f"{TC} qdisc del dev d0 root", ns=dummy)
     finally:
-        lab.run(f"rm -rf {dst} && depmod -a")
+        with open("/proc/sys/kernel/modprobe", "w") as f:
+            f.write(old)
         lab.unload_module("sch_redopt")
 
 
@@ -248,26 +266,27 @@ BW = "1.5mbit"
 RTT_MS = 59
 
 
-def bottleneck_chain(qdisc_line, ecn=True):
-    """snd -- rtr -- rcv, 1.5 Mbit/s HTB at rtr toward rcv with @qdisc_line
-    as its child, 59 ms RTT (on the ACK path), MTU 1052, initial ssthresh
-    15 (the model example's SSth)."""
+def bottleneck_chain(qdisc_line, ecn=True, bw=BW, rtt_ms=RTT_MS, ssthresh=15):
+    """snd -- rtr -- rcv, an HTB of @bw at rtr toward rcv with @qdisc_line
+    as its child, @rtt_ms RTT (on the ACK path), MTU S, initial ssthresh
+    @ssthresh (the model's SSth) on the sender's route."""
     c = lab.Chain(["snd", "rtr", "rcv"])
     c.build()
     try:
         for a, b in (("snd", "rtr"), ("rtr", "snd"), ("rtr", "rcv"), ("rcv", "rtr")):
             lab.sh(f"ip link set {c.ifname(a, b)} mtu {S}", ns=c.ns(a))
-        c.tc("rtr", "snd", f"root netem delay {RTT_MS}ms limit 10000")
+        c.tc("rtr", "snd", f"root netem delay {rtt_ms}ms limit 10000")
         c.tc("rtr", "rcv", f"""
             root handle 1: htb default 1
-            class parent 1: classid 1:1 htb rate {BW} ceil {BW}
+            class parent 1: classid 1:1 htb rate {bw} ceil {bw}
         """)
         lab.sh(f"{TC} qdisc add dev {c.ifname('rtr', 'rcv')} parent 1:1 handle 10: {qdisc_line}",
                ns=c.ns("rtr"))
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1 if ecn else 0)
         c.sysctl("snd", "net.ipv4.tcp_no_ssthresh_metrics_save", 0)
         net = c.ip("rcv").rsplit(".", 1)[0] + ".0/24"
-        lab.sh(f"ip route replace {net} via {c.addr('rtr', 'snd')} ssthresh 15", ns=c.ns("snd"))
+        lab.sh(f"ip route replace {net} via {c.addr('rtr', 'snd')} ssthresh {ssthresh}",
+               ns=c.ns("snd"))
     except Exception:
         c.destroy()
         raise

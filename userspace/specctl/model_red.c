@@ -138,11 +138,10 @@ static void format_tc_red(char *buf, size_t len, const char *dev,
 	uint64_t rate = p->bandwidth_bps;
 	/* Floyd: burst = (2 min_th + max_th) / 3 packets, rounded up */
 	uint32_t burst = (2 * o->qth_min + o->qth_max + 2) / 3;
-	/* stock red's probability is p at max: the model's curve reaches
-	 * max_p at 3 min_th, so at max_th it is p(max_th), as sch_redopt
-	 * uses; tc computes max_P = p 2^32 in 32 bits: 1.0 would wrap to 0
+	/* stock red reaches max_p at max, as sch_redopt does; tc computes
+	 * max_P = p 2^32 in 32 bits: 1.0 would wrap to 0
 	 */
-	uint32_t p_ppm = redopt_max_p_to_ppm(o->max_p_curve);
+	uint32_t p_ppm = redopt_max_p_to_ppm(p->max_p);
 	char prob[32];
 
 	if (limit > UINT32_MAX)

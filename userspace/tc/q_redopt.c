@@ -29,7 +29,8 @@
  *                        TCA_REDOPT_SCELL_LOG  cell of STAB, log2 us
  *
  * add and replace (NLM_F_CREATE) need bandwidth, rtt, ssthresh, min and
- * probability; they send every input (avpkt 1000 and Wlog 9 by default,
+ * probability; they send every input (avpkt 1000, Wlog 9 and window 0 =
+ * derive by default,
  * flows by default the number of ssthresh values if more than one, else
  * auto), the complete flag word and STAB. change sends only what the
  * command gives, because the qdisc keeps its old value for an absent
@@ -506,9 +507,13 @@ static int redopt_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				o.flags |= TC_REDOPT_ADAPTIVE;
 			}
 		}
+		/* WINDOW too: 0 = derive, so that a replace of a qdisc that
+		 * had a window resets it
+		 */
 		o.given |= REDOPT_BIT(TCA_REDOPT_AVPKT) |
 			   REDOPT_BIT(TCA_REDOPT_WLOG) |
 			   REDOPT_BIT(TCA_REDOPT_FLOWS) |
+			   REDOPT_BIT(TCA_REDOPT_WINDOW) |
 			   REDOPT_BIT(TCA_REDOPT_FLAGS);
 		if (redopt_check(&o, &why)) {
 			fprintf(stderr, "REDOPT: invalid parameters: %s\n", why);
