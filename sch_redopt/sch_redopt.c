@@ -32,8 +32,9 @@
  * Adaptive mode (TC_REDOPT_ADAPTIVE, or flows 0 = "auto"): the number of
  * active flows is estimated online with a hashed bitmap of
  * REDOPT_FE_BITS bits over a sliding window (linear counting, see
- * flow_est.h's redopt_flows_from_bits()): every enqueued packet sets the
- * bit of its flow hash; at the end of each window the number of set bits
+ * flow_est.h's redopt_flows_from_bits()): every enqueued packet of at
+ * least avpkt / 2 bytes sets the bit of its flow hash (small control
+ * messages do not make a flow); at the end of each window the number of set bits
  * gives the estimate, and when it differs from the m in force, max_th and
  * limit are recomputed from the model. The window is 4 RTTs, at least
  * 500 ms, so that a flow that is alive sends in every window. Memory is
@@ -46,9 +47,15 @@
  *  - thresholds and the average are in packets (qlen), as the model is;
  *    avpkt only enters the model (s) and the idle-time table;
  *  - no child qdisc: the queue is the qdisc's own (tail-drop FIFO);
- *  - the idle damping table (TCA_REDOPT_STAB) is computed by tc from
- *    bandwidth, avpkt and Wlog, as for sch_red; without one the average
- *    decays linearly over idle time (red.h's shift-0 path).
+ *  - over idle time the average decays exactly as RED says, avg (1 - w)^m
+ *    with m = idle / (8 s / C) (red_idle.h), not through red.h's table:
+ *    its linear rule inside the first table cell decays the average tens
+ *    of times too fast for gaps of about one packet time, which is what a
+ *    shaped bottleneck sees all the time (HTB empties the queue between
+ *    packets); measured: the average stayed low, marks came late and the
+ *    queue was twice classic RED's. tc's TCA_REDOPT_STAB / SCELL_LOG are
+ *    still accepted and checked (red_check_params), for the same tc
+ *    command lines as q_red's, but do not drive the decay.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -68,6 +75,7 @@
 #include <specnet/redopt.h>
 #include <specnet/red_model.h>
 #include <specnet/flow_est.h>
+#include <specnet/red_idle.h>
 
 #define REDOPT_FE_BITS		1024	/* flow estimator bitmap */
 #define REDOPT_FE_MIN_WIN_US	500000	/* window: max(4 RTT, 500 ms) */
@@ -103,6 +111,7 @@ struct redopt_sched_data {
 	struct redopt_cfg	cfg;
 	struct redopt_model	model;		/* computed for flows_in_force */
 	u32			flows_in_force;	/* m used by the model */
+	u64			xmit_q16;	/* avpkt transmission time, us Q16 */
 	u32			limit;		/* packets */
 	struct red_parms	parms;
 	struct red_vars		vars;
@@ -177,7 +186,12 @@ static void redopt_fe_update(struct redopt_sched_data *q, struct sk_buff *skb)
 	struct redopt_model m;
 	u32 bits, est;
 
-	__set_bit(skb_get_hash(skb) % REDOPT_FE_BITS, q->fe_bits);
+	/* data-carrying packets only: a connection that sends a few small
+	 * control messages (iperf3's, an ssh session) is not one of the m
+	 * flows the buffer is dimensioned for
+	 */
+	if (qdisc_pkt_len(skb) >= q->cfg.avpkt / 2)
+		__set_bit(skb_get_hash(skb) % REDOPT_FE_BITS, q->fe_bits);
 	if (now - q->fe_start_ns < redopt_fe_window_ns(&q->cfg))
 		return;
 
@@ -206,9 +220,14 @@ static int redopt_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (redopt_adaptive(&q->cfg))
 		redopt_fe_update(q, skb);
 
-	q->vars.qavg = red_calc_qavg(&q->parms, &q->vars, sch->q.qlen);
-	if (red_is_idling(&q->vars))
+	if (red_is_idling(&q->vars)) {
+		s64 idle = ktime_us_delta(ktime_get(), q->vars.qidlestart);
+
+		q->vars.qavg = red_idle_decay(q->vars.qavg, q->parms.Wlog,
+					      max_t(s64, idle, 0), q->xmit_q16);
 		red_end_of_idle_period(&q->vars);
+	}
+	q->vars.qavg = red_calc_qavg_no_idle_time(&q->parms, &q->vars, sch->q.qlen);
 
 	switch (red_action(&q->parms, &q->vars, q->vars.qavg)) {
 	case RED_DONT_MARK:
@@ -411,6 +430,7 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 	if (!new_ss)
 		old_ss = NULL;	/* the array stays */
 	q->cfg = c;
+	q->xmit_q16 = red_idle_xmit_q16(c.avpkt, c.bandwidth);
 	redopt_apply(q, &m, flows);
 	red_set_vars(&q->vars);
 	if (!sch->q.qlen)

@@ -24,10 +24,6 @@
 
 #include "types.h"
 
-#ifndef BIT_ULL
-#define BIT_ULL(nr)	(1ULL << (nr))
-#endif
-
 #define FE_Q		16
 #define FE_ONE		BIT_ULL(FE_Q)
 #define FE_LN2_Q16	45426ULL	/* ln 2 = 0.693147 in Q16 */

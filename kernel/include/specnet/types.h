@@ -29,6 +29,7 @@ typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
 
+#define BIT_ULL(nr) (1ULL << (nr))
 #define min_t(type, a, b) ({ type __a = (a); type __b = (b); __a < __b ? __a : __b; })
 #define max_t(type, a, b) ({ type __a = (a); type __b = (b); __a > __b ? __a : __b; })
 #endif /* __KERNEL__ */
