@@ -464,3 +464,50 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
     assert one and all(e == 1 for e in one), est
     assert four and all(e == 4 for e in four), est
     assert two and all(e == 2 for e in two), est
+
+
+def test_change_under_traffic_trims_queue(redopt, figure):
+    """A standing queue (UDP at 3x the 1 Mbit/s bottleneck, thresholds far
+    above it): a change that shrinks the limit trims the queue at once,
+    the trimmed packets counted as overflow and the parent's backlog kept
+    right; then changes back and forth while it flows leave it working."""
+    c = lab.Chain(["snd", "rtr", "rcv"])
+    c.build()
+    dev, ns = c.ifname("rtr", "rcv"), c.ns("rtr")
+    try:
+        c.tc("rtr", "rcv", """
+            root handle 1: htb default 1
+            class parent 1: classid 1:1 htb rate 1mbit ceil 1mbit
+        """)
+        big = "bandwidth 1mbit rtt 20ms flows 2 ssthresh 400 min 300 probability 0.1"
+        lab.sh(f"{TC} qdisc add dev {dev} parent 1:1 handle 10: redopt {big}", ns=ns)
+        lab.iperf3_server(c.ns("rcv"))
+        res = {}
+        t = threading.Thread(target=lambda: res.update(rep=lab.sh(
+            f"iperf3 -c {c.ip('rcv')} -u -b 3M -t 12 -J", ns=c.ns("snd"), timeout=90)))
+        t.start()
+        time.sleep(5)
+        before = qstats(c)
+        lab.sh(f"{TC} qdisc change dev {dev} parent 1:1 handle 10: redopt ssthresh 30 min 5",
+               ns=ns)
+        after = qstats(c)
+        limit = after["options"]["limit"]
+        figure("qlen before/after, new limit", f"{before['qlen']}/{after['qlen']}, {limit}")
+        assert before["qlen"] > limit, (before, limit)
+        assert after["qlen"] <= limit, after
+        assert after["overflow"] - before["overflow"] >= before["qlen"] - limit - 5, (before, after)
+        # the parent's count follows (qdisc_tree_reduce_backlog); text, as
+        # iproute2 6.1's JSON for htb is malformed
+        out = lab.sh(f"tc -s qdisc show dev {dev}", ns=ns)
+        m = re.search(r"qdisc htb 1: .*?backlog \S+ (\d+)p", out, re.S)
+        assert m and int(m.group(1)) <= limit + 1, out
+        for i in range(10):
+            lab.sh(f"{TC} qdisc change dev {dev} parent 1:1 handle 10: redopt min {5 + i % 2}",
+                   ns=ns)
+            time.sleep(0.2)
+        t.join()
+        rep = json.loads(res["rep"])
+        assert rep["end"]["sum"]["bytes"] > 0, rep["end"]
+        assert "WARNING" not in lab.sh("dmesg | tail -n 50")
+    finally:
+        c.destroy()
