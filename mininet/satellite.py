@@ -114,7 +114,7 @@ def run(args):
                 rec["csum_errors"] = nstat(h2, "TcpInCsumErrors") + nstat(h2, "IpExtInCsumErrors")
                 rec["hdr_errors_gw2"] = nstat(net[f"gw2p{p}"], "IpInHdrErrors")
                 if cc == "spec":
-                    rec["spec_counters"] = parse_counters(net[f"h1p{p}"].cmd("cat /proc/net/tcp_spec"))
+                    rec["spec_counters"] = lab.parse_counters(net[f"h1p{p}"].cmd("cat /proc/net/tcp_spec"))
                 records.append(rec)
             info(f"*** flows done in {time.time() - t0:.0f}s\n")
         finally:
@@ -143,15 +143,6 @@ def red_stats(js):
     except ValueError:
         pass
     return {}
-
-
-def parse_counters(text):
-    out = {}
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) == 2 and f[1].isdigit():
-            out[f[0]] = int(f[1])
-    return out
 
 
 def table(records, ccs, bers):

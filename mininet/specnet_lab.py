@@ -85,10 +85,19 @@ def set_param(module, param, value):
         f.write(str(value))
 
 
+def parse_counters(text):
+    """Our modules' counter files: "name value" lines -> dict."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[1].isdigit():
+            out[f[0]] = int(f[1])
+    return out
+
+
 def counters(proc_name, ns=None):
-    """Read /proc/net/<proc_name> ("name value" lines) in netns @ns."""
-    out = sh(f"cat /proc/net/{proc_name}", ns=ns)
-    return {k: int(v) for k, v in (l.split() for l in out.splitlines() if l.strip())}
+    """Read /proc/net/<proc_name> in netns @ns."""
+    return parse_counters(sh(f"cat /proc/net/{proc_name}", ns=ns))
 
 
 def available_ccs():
