@@ -3,10 +3,11 @@
  * specctl: the specnet control tool.
  *
  *   specctl model red ...     RED buffer model (sch_redopt's limit, max_th)
+ *   specctl model cpecn ...   CPECN's CP and dCP of ECE windows (tcp_cpecn)
  *
- * Later commands (model cpecn, model tp, status) are one more line in the
- * dispatch table below. Exit status: 0 ok, 2 bad input (one line
- * "specctl: <reason>" on stderr), 1 other failures.
+ * Later commands (model tp, status) are one more line in the dispatch table
+ * below. Exit status: 0 ok, 2 bad input (one line "specctl: <reason>" on
+ * stderr), 1 other failures.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 static const struct specctl_cmd commands[] = {
 	{ "model", "red", "RED buffer model: limit, min_th, max_th for sch_redopt",
 	  specctl_model_red, specctl_model_red_usage },
+	{ "model", "cpecn", "CPECN: congestion probability CP and dCP of ECE windows",
+	  specctl_model_cpecn, specctl_model_cpecn_usage },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

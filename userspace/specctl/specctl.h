@@ -59,4 +59,7 @@ const char *specctl_fmt_trim(char *buf, size_t len, uint64_t v, unsigned int dig
 int specctl_model_red(int argc, char **argv);
 void specctl_model_red_usage(FILE *f);
 
+int specctl_model_cpecn(int argc, char **argv);
+void specctl_model_cpecn_usage(FILE *f);
+
 #endif /* SPECCTL_H */
