@@ -34,9 +34,14 @@
  * REDOPT_FE_BITS bits over a sliding window (linear counting, see
  * flow_est.h's redopt_flows_from_bits()): every enqueued packet of at
  * least avpkt / 2 bytes sets the bit of its flow hash (small control
- * messages do not make a flow); at the end of each window the number of set bits
- * gives the estimate, and when it differs from the m in force, max_th and
- * limit are recomputed from the model. The window is 4 RTTs, at least
+ * messages do not make a flow). The hash is the flow dissector's over the
+ * addresses and ports with a per-qdisc random key, not skb->hash: a
+ * locally generated packet carries its socket's sk_txhash, which TCP
+ * re-draws on an RTO or a spurious retransmission, so one flow would
+ * count twice in that window (CI once saw 5 for 4 flows). At the end of
+ * each window the number of set bits gives the estimate, and when it
+ * differs from the m in force, max_th and limit are recomputed from the
+ * model. The window is 4 RTTs, at least
  * 500 ms, so that a flow that is alive sends in every window. Memory is
  * bounded (REDOPT_FE_BITS / 8 bytes) whatever the number of flows. A
  * limit that shrinks this way is not trimmed in the data path: the queue
@@ -66,6 +71,8 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/bitmap.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
 #include <net/pkt_sched.h>
 #include <net/inet_ecn.h>
 #include <net/netlink.h>
@@ -119,6 +126,7 @@ struct redopt_sched_data {
 	/* flow estimator (adaptive) */
 	u64			fe_start_ns;	/* start of the current window */
 	u32			fe_est;		/* last estimate, flows */
+	siphash_key_t		fe_key;		/* flow hash perturbation */
 	DECLARE_BITMAP(fe_bits, REDOPT_FE_BITS);
 };
 
@@ -191,7 +199,8 @@ static void redopt_fe_update(struct redopt_sched_data *q, struct sk_buff *skb)
 	 * flows the buffer is dimensioned for
 	 */
 	if (qdisc_pkt_len(skb) >= q->cfg.avpkt / 2)
-		__set_bit(skb_get_hash(skb) % REDOPT_FE_BITS, q->fe_bits);
+		__set_bit(skb_get_hash_perturb(skb, &q->fe_key) % REDOPT_FE_BITS,
+			  q->fe_bits);
 	if (now - q->fe_start_ns < redopt_fe_window_ns(&q->cfg))
 		return;
 
@@ -466,6 +475,7 @@ static int redopt_init(struct Qdisc *sch, struct nlattr *opt,
 	q->cfg.wlog = REDOPT_DEFAULT_WLOG;
 	q->cfg.avpkt = REDOPT_DEFAULT_AVPKT;
 	q->fe_est = 1;
+	get_random_bytes(&q->fe_key, sizeof(q->fe_key));
 	red_set_vars(&q->vars);
 	return redopt_change(sch, opt, extack);
 }

