@@ -11,13 +11,15 @@
  *   max_th = ceil(Qmax),  limit = max(L, max_th + 1)
  *
  * The user gives the path (bandwidth C, RTT r, flows m or "auto", per-flow
- * ssthresh, optionally W), and RED's min_th, max_p, Wlog and avpkt; the
- * qdisc computes limit, min_th and max_th, and reports inputs and results
- * in its dump.
+ * ssthresh, optionally W and the per-flow loss-event rate lambda), and
+ * RED's min_th, max_p, Wlog and avpkt; the qdisc computes the buffer L,
+ * limit, min_th and max_th (and with lambda the bound on m), and reports
+ * inputs and results in its dump.
  *
  * RED behaviour is the kernel's own <net/red.h> (EWMA average, marking
- * probability with the count-based spreading, idle-time decay), on the
- * queue length in packets (the model's unit):
+ * probability with the count-based spreading; the idle-time decay is
+ * exact, red_idle.h, see below), on the queue length in packets (the
+ * model's unit):
  *
  *   qavg <  min_th            enqueue
  *   min_th <= qavg < max_th   with probability p(qavg), max_p at max_th
@@ -50,7 +52,7 @@
  *
  * Deviations and choices:
  *  - thresholds and the average are in packets (qlen), as the model is;
- *    avpkt only enters the model (s) and the idle-time table;
+ *    avpkt only enters the model (s) and the idle decay (s / C);
  *  - no child qdisc: the queue is the qdisc's own (tail-drop FIFO);
  *  - over idle time the average decays exactly as RED says, avg (1 - w)^m
  *    with m = idle / (8 s / C) (red_idle.h), not through red.h's table:
@@ -58,9 +60,10 @@
  *    of times too fast for gaps of about one packet time, which is what a
  *    shaped bottleneck sees all the time (HTB empties the queue between
  *    packets); measured: the average stayed low, marks came late and the
- *    queue was twice classic RED's. tc's TCA_REDOPT_STAB / SCELL_LOG are
- *    still accepted and checked (red_check_params), for the same tc
- *    command lines as q_red's, but do not drive the decay.
+ *    queue was twice classic RED's. The decay being exact, there is no
+ *    table to configure: tc sends none (no STAB / Scell_log attribute),
+ *    red_set_parms() gets Scell_log 0 and a NULL table, and
+ *    red_check_params() checks the thresholds against Wlog only.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -99,9 +102,6 @@ struct redopt_cfg {
 	u32	flags;		/* TC_REDOPT_* */
 	u32	loss_rate;	/* milli-events/s, 0 = n/a */
 	u8	wlog;
-	u8	scell_log;
-	bool	has_stab;
-	u8	stab[RED_STAB_SIZE];
 	u32	n_ssthresh;
 	u32	*ssthresh;	/* kmalloc'ed, n_ssthresh values */
 };
@@ -172,8 +172,7 @@ static void redopt_apply(struct redopt_sched_data *q, const struct redopt_model 
 	 * a steeper curve than the starting one the model was solved on
 	 * (max_p at 3 min_th), so marks come no later than the model assumes
 	 */
-	red_set_parms(&q->parms, m->qth_min, m->qth_max, c->wlog, 0,
-		      c->scell_log, c->has_stab ? (u8 *)c->stab : NULL,
+	red_set_parms(&q->parms, m->qth_min, m->qth_max, c->wlog, 0, 0, NULL,
 		      c->max_p);
 }
 
@@ -310,8 +309,6 @@ static const struct nla_policy redopt_policy[TCA_REDOPT_MAX + 1] = {
 	[TCA_REDOPT_WLOG]	= NLA_POLICY_RANGE(NLA_U8, REDOPT_WLOG_MIN, REDOPT_WLOG_MAX),
 	[TCA_REDOPT_AVPKT]	= { .type = NLA_U32 },
 	[TCA_REDOPT_FLAGS]	= NLA_POLICY_MASK(NLA_U32, TC_REDOPT_FLAGS_ALL),
-	[TCA_REDOPT_STAB]	= NLA_POLICY_EXACT_LEN(RED_STAB_SIZE),
-	[TCA_REDOPT_SCELL_LOG]	= NLA_POLICY_MAX(NLA_U8, 31),
 	[TCA_REDOPT_LOSS_RATE]	= { .type = NLA_U32 },
 	/* computed values are read-only */
 	[TCA_REDOPT_BUFFER]	= { .type = NLA_REJECT },
@@ -373,20 +370,6 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 		c.flags = nla_get_u32(tb[TCA_REDOPT_FLAGS]);
 	if (tb[TCA_REDOPT_LOSS_RATE])
 		c.loss_rate = nla_get_u32(tb[TCA_REDOPT_LOSS_RATE]);
-	if (tb[TCA_REDOPT_STAB]) {
-		if (!tb[TCA_REDOPT_SCELL_LOG]) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_REDOPT_STAB],
-					    "idle table (stab) needs its cell size (Scell_log)");
-			return -EINVAL;
-		}
-		memcpy(c.stab, nla_data(tb[TCA_REDOPT_STAB]), RED_STAB_SIZE);
-		c.scell_log = nla_get_u8(tb[TCA_REDOPT_SCELL_LOG]);
-		c.has_stab = true;
-	} else if (tb[TCA_REDOPT_SCELL_LOG]) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_REDOPT_SCELL_LOG],
-				    "Scell_log given without the idle table (stab)");
-		return -EINVAL;
-	}
 	if (tb[TCA_REDOPT_SSTHRESH]) {
 		int len = nla_len(tb[TCA_REDOPT_SSTHRESH]);
 
@@ -412,12 +395,6 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 		err = -EINVAL;
 		goto err_free;
 	}
-	if (c.has_stab &&
-	    !red_check_params(c.min_th, c.min_th, c.wlog, c.scell_log, c.stab)) {
-		NL_SET_ERR_MSG_MOD(extack, "idle table (stab) or Scell_log out of range");
-		err = -EINVAL;
-		goto err_free;
-	}
 	err = redopt_model_compute(&p, &m, &why);
 	if (err) {
 		if (why && extack)
@@ -426,8 +403,7 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 			NL_SET_ERR_MSG_MOD(extack, "invalid redopt parameters");
 		goto err_free;
 	}
-	if (!red_check_params(m.qth_min, m.qth_max, c.wlog, c.scell_log,
-			      c.has_stab ? c.stab : NULL)) {
+	if (!red_check_params(m.qth_min, m.qth_max, c.wlog, 0, NULL)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "thresholds too large for the EWMA weight (max_th << Wlog)");
 		err = -ERANGE;
@@ -511,7 +487,6 @@ static int redopt_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_REDOPT_AVPKT, c->avpkt) ||
 	    nla_put_u32(skb, TCA_REDOPT_FLAGS, c->flags) ||
 	    (c->loss_rate && nla_put_u32(skb, TCA_REDOPT_LOSS_RATE, c->loss_rate)) ||
-	    (c->has_stab && nla_put_u8(skb, TCA_REDOPT_SCELL_LOG, c->scell_log)) ||
 	    nla_put_u32(skb, TCA_REDOPT_BUFFER, m->buffer) ||
 	    nla_put_u32(skb, TCA_REDOPT_LIMIT, READ_ONCE(q->limit)) ||
 	    nla_put_u32(skb, TCA_REDOPT_QTH_MIN, m->qth_min) ||

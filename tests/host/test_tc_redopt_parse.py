@@ -20,7 +20,6 @@ Attribute numbers are read from kernel/include/uapi/specnet/redopt.h, the
 contract, so the test follows it.
 """
 import json
-import math
 import os
 import re
 import shutil
@@ -60,6 +59,12 @@ def _uapi():
 
 A, F, XFIELDS, MAX_FLOWS = _uapi()
 ECN, ADAPTIVE = F["TC_REDOPT_ECN"], F["TC_REDOPT_ADAPTIVE"]
+U32_MAX = 2**32 - 1
+
+# What add/replace send, all of it: every input (the qdisc computes the rest).
+INPUTS = {"TCA_REDOPT_BANDWIDTH", "TCA_REDOPT_RTT", "TCA_REDOPT_FLOWS", "TCA_REDOPT_SSTHRESH",
+          "TCA_REDOPT_WINDOW", "TCA_REDOPT_MIN", "TCA_REDOPT_MAX_P", "TCA_REDOPT_WLOG",
+          "TCA_REDOPT_AVPKT", "TCA_REDOPT_LOSS_RATE", "TCA_REDOPT_FLAGS"}
 
 # The issue's example: m = 2, SSth 15, r = 59 ms, C = 1.5 Mbit/s, s = 1000,
 # min_th 5, max_p 0.1 (algorithms.md, section 4).
@@ -269,12 +274,16 @@ def parse_msgs(data):
 
 
 def options(msg):
-    """The TCA_REDOPT_* attributes of a request: {name: bytes}."""
+    """The TCA_REDOPT_* attributes of a request: {name: bytes}. Only inputs
+    may be sent: never a number beyond TCA_REDOPT_MAX (no idle table,
+    STAB/SCELL_LOG are gone), PAD or a computed value."""
     assert TCA_OPTIONS in msg["attrs"], "no TCA_OPTIONS"
     t, payload = msg["attrs"][TCA_OPTIONS]
     assert t & NLA_F_NESTED, "TCA_OPTIONS without NLA_F_NESTED"
     names = {v: k for k, v in A.items()}
-    return {names[k]: v[1] for k, v in parse_attrs(payload).items()}
+    out = {names.get(k, f"#{k}"): v[1] for k, v in parse_attrs(payload).items()}
+    assert set(out) <= INPUTS, sorted(set(out) - INPUTS)
+    return out
 
 
 def u32(b):
@@ -306,14 +315,20 @@ def P32(v):
     return struct.pack("=I", v)
 
 
-def stab_reference(wlog, avpkt, bps):
-    """q_redopt.c's idle damping table: microsecond cells, log2 shifts."""
-    xmit_us = 8e6 * avpkt / bps
-    lw = -math.log2(1.0 - math.ldexp(1.0, -wlog)) / xmit_us
-    maxtime = 31 / lw
-    clog = next(c for c in range(32) if maxtime / math.ldexp(1.0, c) < 512)
-    tab = [0] + [min(31, int(math.ldexp(i, clog) * lw)) for i in range(1, 255)] + [31]
-    return clog, bytes(tab)
+# ---- the uapi ----------------------------------------------------------------
+
+def test_uapi_enum():
+    """Contiguous, no idle table (STAB/SCELL_LOG removed: the qdisc's idle
+    decay is exact), inputs before the computed values."""
+    names = sorted(A, key=A.get)
+    assert [A[n] for n in names] == list(range(len(names)))
+    assert names[:2] == ["TCA_REDOPT_UNSPEC", "TCA_REDOPT_PAD"]
+    assert names[-1] == "__TCA_REDOPT_MAX"
+    assert not any("STAB" in n or "SCELL" in n for n in names)
+    assert set(names[2:2 + len(INPUTS)]) == INPUTS
+    assert names[2 + len(INPUTS):-1] == [
+        "TCA_REDOPT_BUFFER", "TCA_REDOPT_LIMIT", "TCA_REDOPT_QTH_MIN", "TCA_REDOPT_QTH_MAX",
+        "TCA_REDOPT_QMAX", "TCA_REDOPT_FLOWS_EST", "TCA_REDOPT_M_BOUND"]
 
 
 # ---- plugin loading ----------------------------------------------------------
@@ -328,6 +343,8 @@ def test_help_prints_usage(run):
     rc, _out, err, sent = run(*add("help"))
     assert rc == 1
     assert "Usage: ... redopt bandwidth RATE rtt TIME ssthresh" in err
+    assert "[loss-rate EVENTS]" in err
+    assert "any subset" in err and "needs all three" not in err
     assert "unparsable" not in err     # the plugin was loaded
     assert not sent
 
@@ -347,7 +364,7 @@ def test_without_tc_lib_dir_the_plugin_is_not_found(plugin):
 # ---- parse errors: exit 1, usage, nothing sent --------------------------------
 
 VALUED = ["bandwidth", "rtt", "flows", "ssthresh", "window", "min", "probability",
-          "ewma", "avpkt"]
+          "ewma", "avpkt", "loss-rate"]
 
 
 @pytest.mark.parametrize("key", VALUED)
@@ -378,6 +395,12 @@ BAD_VALUES = [
     ("ewma", "0.0000004"),
     ("avpkt", "0"), ("avpkt", "63"), ("avpkt", "65536"), ("avpkt", "big"), ("avpkt", "-1000"),
     ("avpkt", "1e30kb"), ("avpkt", "1gb"),
+    ("loss-rate", "0"), ("loss-rate", "0.0"), ("loss-rate", "0.0004"), ("loss-rate", "-1"),
+    ("loss-rate", "abc"), ("loss-rate", "1e3"), ("loss-rate", "."), ("loss-rate", "1.2.3"),
+    ("loss-rate", "0,5"), ("loss-rate", "nan"), ("loss-rate", "inf"), ("loss-rate", "0x10"),
+    ("loss-rate", "+1"), ("loss-rate", " 1"), ("loss-rate", "1/s"), ("loss-rate", ""),
+    ("loss-rate", "4294967.296"), ("loss-rate", "4294967.2955"), ("loss-rate", "4294968"),
+    ("loss-rate", "99999999999999999999999"),
 ]
 
 
@@ -406,6 +429,18 @@ def test_illegal_value(run, key, value):
     ("avpkt", "64", "TCA_REDOPT_AVPKT", 64),
     ("avpkt", "1kb", "TCA_REDOPT_AVPKT", 1024),
     ("avpkt", "65535", "TCA_REDOPT_AVPKT", 65535),
+    # loss-rate: events/s in 1/1000, exact, half up (specctl's parse_fixed)
+    ("loss-rate", "0.001", "TCA_REDOPT_LOSS_RATE", 1),
+    ("loss-rate", "0.0005", "TCA_REDOPT_LOSS_RATE", 1),
+    ("loss-rate", "0.5", "TCA_REDOPT_LOSS_RATE", 500),
+    ("loss-rate", ".5", "TCA_REDOPT_LOSS_RATE", 500),
+    ("loss-rate", "7.", "TCA_REDOPT_LOSS_RATE", 7000),
+    ("loss-rate", "0010", "TCA_REDOPT_LOSS_RATE", 10000),
+    ("loss-rate", "12.3456", "TCA_REDOPT_LOSS_RATE", 12346),
+    ("loss-rate", "12.3454999", "TCA_REDOPT_LOSS_RATE", 12345),
+    ("loss-rate", "1000", "TCA_REDOPT_LOSS_RATE", 1000000),
+    ("loss-rate", "4294967.295", "TCA_REDOPT_LOSS_RATE", U32_MAX),
+    ("loss-rate", "4294967.2954", "TCA_REDOPT_LOSS_RATE", U32_MAX),
 ])
 def test_value_edges(run, key, value, attr, expect):
     opts = list(BASE)
@@ -436,9 +471,10 @@ def test_unknown_keyword(run, word):
 
 @pytest.mark.parametrize("key,value", [("bandwidth", "2mbit"), ("rtt", "10ms"), ("flows", "3"),
                                        ("ssthresh", "20"), ("min", "6"),
-                                       ("probability", "0.2")])
+                                       ("probability", "0.2"), ("loss-rate", "2")])
 def test_duplicate(run, key, value):
-    rc, _out, err, sent = run(*add(*BASE, key, value))
+    extra = ["loss-rate", "1"] if key == "loss-rate" else []
+    rc, _out, err, sent = run(*add(*BASE, *extra, key, value))
     assert rc == 1
     assert f'duplicate "{key}": "{value}" is the second value' in err
     assert not sent
@@ -506,12 +542,9 @@ def test_too_many_ssthresh_values(run):
     assert rc == 1 and 'Illegal "ssthresh"' in err and not sent
 
 
-@pytest.mark.parametrize("given", [["bandwidth", "2mbit"], ["ewma", "0.002"], ["avpkt", "1500"],
-                                   ["bandwidth", "2mbit", "avpkt", "1500"]])
-def test_change_of_idle_damping_inputs_needs_all_three(run, given):
-    rc, _out, err, sent = run(*change(*given))
-    assert rc == 1
-    assert "needs all three" in err
+def test_illegal_loss_rate_on_change_too(run):
+    rc, _out, err, sent = run(*change("loss-rate", "0"))
+    assert rc == 1 and 'Illegal "loss-rate"' in err and "Usage: ... redopt" in err
     assert not sent
 
 
@@ -524,7 +557,7 @@ def need_shim(sent):
 
 def test_add_sends_the_model_inputs(run):
     rc, _out, err, sent = run(*add(*BASE, "window", "38", "ewma", "0.002", "avpkt", "1000",
-                                   "ecn", "adaptive"))
+                                   "loss-rate", "0.5", "ecn", "adaptive"))
     need_shim(sent)
     assert rc == 2 and "Cannot talk to rtnetlink" in err, err    # refused by the shim
     assert "Illegal" not in err and "What is" not in err
@@ -545,40 +578,37 @@ def test_add_sends_the_model_inputs(run):
     assert u8(o["TCA_REDOPT_WLOG"]) == 9                        # 0.002 -> 2^-9
     assert u32(o["TCA_REDOPT_AVPKT"]) == 1000
     assert u32(o["TCA_REDOPT_FLAGS"]) == ECN | ADAPTIVE
-    clog, tab = stab_reference(9, 1000, 1500000)
-    assert u8(o["TCA_REDOPT_SCELL_LOG"]) == clog
-    assert o["TCA_REDOPT_STAB"] == tab
-    # nothing the qdisc computes is sent
-    for k in ("LIMIT", "QTH_MIN", "QTH_MAX", "QMAX", "FLOWS_EST", "M_BOUND", "PAD"):
-        assert f"TCA_REDOPT_{k}" not in o
+    assert u32(o["TCA_REDOPT_LOSS_RATE"]) == 500                # 1/1000 event/s
+    # every input, nothing else (no idle table, nothing computed: options())
+    assert set(o) == INPUTS
 
 
 def test_add_defaults(run):
-    """avpkt 1000 and Wlog 9 are sent; window 0 (the qdisc derives it, and
-    a replace resets a window given before); flags always sent on add (0
-    here); STAB from the defaults."""
+    """avpkt 1000 and Wlog 9 are sent; window 0 (the qdisc derives it) and
+    loss rate 0 (none), so that a replace resets a window or loss rate
+    given before; flags always sent on add (0 here). Every input, nothing
+    else."""
     rc, _out, err, sent = run(*add(*BASE))
     need_shim(sent)
     o = options(sent[0])
     assert u32(o["TCA_REDOPT_AVPKT"]) == 1000
     assert u8(o["TCA_REDOPT_WLOG"]) == 9
     assert u32(o["TCA_REDOPT_WINDOW"]) == 0
+    assert u32(o["TCA_REDOPT_LOSS_RATE"]) == 0
     assert u32(o["TCA_REDOPT_FLAGS"]) == 0
-    clog, tab = stab_reference(9, 1000, 1500000)
-    assert (u8(o["TCA_REDOPT_SCELL_LOG"]), o["TCA_REDOPT_STAB"]) == (clog, tab)
+    assert set(o) == INPUTS
 
 
-def test_stab_shape(run):
-    rc, _out, err, sent = run(*add("bandwidth", "10gbit", "rtt", "1ms", "flows", "2",
-                                   "ssthresh", "15", "min", "5", "probability", "0.1",
-                                   "avpkt", "1500", "ewma", "0.01"))
-    need_shim(sent)
-    o = options(sent[0])
-    tab, clog = o["TCA_REDOPT_STAB"], u8(o["TCA_REDOPT_SCELL_LOG"])
-    assert len(tab) == 256 and tab[0] == 0 and tab[255] == 31
-    assert all(a <= b for a, b in zip(tab, tab[1:])) and max(tab) <= 31
-    assert clog < 32
-    assert (clog, tab) == stab_reference(7, 1500, 10 * 10**9)    # 0.01 -> 2^-7
+def test_no_idle_table_at_any_rate(run):
+    """The former STAB inputs at their extremes: nothing derived is sent."""
+    for bw, avpkt, ewma in (("10gbit", "1500", "0.01"), ("1kbit", "65535", "0.000001"),
+                            ("100gbit", "64", "0.9")):
+        rc, _out, err, sent = run(*add("bandwidth", bw, "rtt", "1ms", "flows", "2",
+                                       "ssthresh", "15", "min", "5", "probability", "0.1",
+                                       "avpkt", avpkt, "ewma", ewma))
+        need_shim(sent)
+        assert "Illegal" not in err, err
+        assert set(options(sent[0])) == INPUTS, (bw, avpkt, ewma)
 
 
 def test_flows_auto_is_adaptive(run):
@@ -650,7 +680,9 @@ def test_replace_is_a_create(run):
     need_shim(sent)
     m = sent[0]
     assert m["flags"] & (NLM_F_CREATE | NLM_F_REPLACE) == NLM_F_CREATE | NLM_F_REPLACE
-    assert "TCA_REDOPT_STAB" in options(m)
+    o = options(m)
+    assert set(o) == INPUTS
+    assert u32(o["TCA_REDOPT_WINDOW"]) == 0 and u32(o["TCA_REDOPT_LOSS_RATE"]) == 0
 
 
 def test_change_sends_only_what_is_given(run):
@@ -672,14 +704,26 @@ def test_change_flags_word(run):
     assert {k: u32(v) for k, v in options(sent[0]).items()} == {"TCA_REDOPT_FLOWS": 0}
 
 
-def test_change_idle_damping_inputs(run):
-    rc, _out, err, sent = run(*change("bandwidth", "10mbit", "ewma", "0.004", "avpkt", "1500"))
+@pytest.mark.parametrize("given,expect", [
+    (["bandwidth", "10mbit"], {"TCA_REDOPT_BANDWIDTH": 10**7}),
+    (["ewma", "0.004"], {"TCA_REDOPT_WLOG": 8}),
+    (["avpkt", "1500"], {"TCA_REDOPT_AVPKT": 1500}),
+    (["loss-rate", "2.5"], {"TCA_REDOPT_LOSS_RATE": 2500}),
+    (["bandwidth", "10mbit", "avpkt", "1500"],
+     {"TCA_REDOPT_BANDWIDTH": 10**7, "TCA_REDOPT_AVPKT": 1500}),
+    (["bandwidth", "10mbit", "ewma", "0.004", "avpkt", "1500"],
+     {"TCA_REDOPT_BANDWIDTH": 10**7, "TCA_REDOPT_WLOG": 8, "TCA_REDOPT_AVPKT": 1500}),
+], ids=["bandwidth", "ewma", "avpkt", "loss-rate", "bandwidth+avpkt", "all-three"])
+def test_change_sends_any_subset(run, given, expect):
+    """No idle table any more: a change of bandwidth, ewma or avpkt alone is
+    fine and sends just that (no STAB/SCELL_LOG, checked by options())."""
+    rc, _out, err, sent = run(*change(*given))
     need_shim(sent)
+    assert rc == 2 and "Cannot talk to rtnetlink" in err, err
+    assert len(sent) == 1 and not sent[0]["flags"] & NLM_F_CREATE
     o = options(sent[0])
-    assert set(o) == {"TCA_REDOPT_BANDWIDTH", "TCA_REDOPT_WLOG", "TCA_REDOPT_AVPKT",
-                      "TCA_REDOPT_STAB", "TCA_REDOPT_SCELL_LOG"}
-    clog, tab = stab_reference(8, 1500, 10 * 10**6)
-    assert (u8(o["TCA_REDOPT_SCELL_LOG"]), o["TCA_REDOPT_STAB"]) == (clog, tab)
+    got = {k: (u64(v) if len(v) == 8 else u8(v) if len(v) == 1 else u32(v)) for k, v in o.items()}
+    assert got == expect
 
 
 def test_del_sends_no_options(run):
@@ -721,8 +765,14 @@ def test_good_command_reaches_the_kernel(plugin):
 
 
 # ---- dump and xstats printers --------------------------------------------------
+# The shim answers tc's RTM_GETQDISC with a message built here, as
+# sch_redopt's redopt_dump()/redopt_dump_stats() send it: inputs, then the
+# computed values (BUFFER, LIMIT, QTH_MIN, QTH_MAX, QMAX, FLOWS_EST, and
+# M_BOUND only when a loss rate is set), xstats in TCA_STATS_APP.
 
 def dump_opts(**over):
+    """The paper's example with loss-rate 12.5: L 19, limit 19, max_th 8,
+    Qmax 7.30, alpha = 11.0625 * 12.5 * 0.059 / 2 = 4.08 -> m_bound 4."""
     o = {
         "TCA_REDOPT_BANDWIDTH": struct.pack("=Q", 1500000),
         "TCA_REDOPT_RTT": P32(59000),
@@ -734,20 +784,28 @@ def dump_opts(**over):
         "TCA_REDOPT_WLOG": bytes([9]),
         "TCA_REDOPT_AVPKT": P32(1000),
         "TCA_REDOPT_FLAGS": P32(ECN | ADAPTIVE),
-        "TCA_REDOPT_SCELL_LOG": bytes([17]),
+        "TCA_REDOPT_LOSS_RATE": P32(12500),
+        "TCA_REDOPT_BUFFER": P32(19),
         "TCA_REDOPT_LIMIT": P32(19),
         "TCA_REDOPT_QTH_MIN": P32(5),
         "TCA_REDOPT_QTH_MAX": P32(8),
         "TCA_REDOPT_QMAX": P32(7300),
         "TCA_REDOPT_FLOWS_EST": P32(2),
-        "TCA_REDOPT_M_BOUND": P32(40),
+        "TCA_REDOPT_M_BOUND": P32(4),
     }
     o.update(over)
     return {k: v for k, v in o.items() if v is not None}
 
 
+NO_LOSS_RATE = dict(TCA_REDOPT_LOSS_RATE=None, TCA_REDOPT_M_BOUND=None)
+
+INPUTS_TEXT = ("bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
+               "window 38 ewma 0.00195 avpkt 1000")
+COMPUTED_TEXT = "buffer 19p limit 19p qth_min 5p qth_max 8p qavg_max 7.30"
+
 XSTATS = dict(marked=12, early=3, forced=1, overflow=0, flows_est=2, qth_min=5, qth_max=8,
               limit=19, qavg=7250, recomputes=4)
+XSTATS_TEXT = "marked 12 early 3 forced 1 overflow 0 flows_est 2 qavg 7.250 recomputes 4"
 
 
 def xstats_bytes(**over):
@@ -755,42 +813,101 @@ def xstats_bytes(**over):
     return b"".join(P32(v[f]) for f in XFIELDS)
 
 
-def test_dump_text(run):
-    rc, out, err, sent = run("qdisc", "show", dump=qdisc_msg(dump_opts()))
+def show(run, *flags, opts=None, xstats=None):
+    rc, out, err, _ = run(*flags, "qdisc", "show",
+                          dump=qdisc_msg(dump_opts() if opts is None else opts, xstats))
     assert rc == 0, err
-    assert ("qdisc redopt 8001: dev lo root bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 "
-            "min 5 probability 0.1 window 38 ewma 0.00195 avpkt 1000 ecn adaptive "
-            "limit 19p qth_min 5p qth_max 8p qavg_max 7.30") in out, out
-    assert "Wlog" not in out and "m_bound" not in out
+    return out
+
+
+def show_json(run, *flags, opts=None, xstats=None):
+    out = show(run, "-j", *flags, opts=opts, xstats=xstats)
+    q = json.loads(out)         # valid JSON, whatever the flags
+    assert len(q) == 1 and q[0]["kind"] == "redopt"
+    return q[0], out
+
+
+def test_dump_text(run):
+    """Inputs (loss-rate among them), then buffer before limit, and with a
+    loss rate the bound on m in the normal output."""
+    out = show(run)
+    assert (f"qdisc redopt 8001: dev lo root {INPUTS_TEXT} loss-rate 12.5 ecn adaptive "
+            f"{COMPUTED_TEXT} m_bound 4 ") in out, out
+    assert "Wlog" not in out and "Scell_log" not in out
+
+
+def test_dump_text_without_loss_rate(run):
+    out = show(run, opts=dump_opts(**NO_LOSS_RATE))
+    assert f"{INPUTS_TEXT} ecn adaptive {COMPUTED_TEXT}" in out, out
+    assert "loss-rate" not in out and "m_bound" not in out
+
+
+def test_dump_loss_rate_zero_is_not_printed(run):
+    """0 is "none" (the kernel does not send it; the printer agrees)."""
+    out = show(run, opts=dump_opts(TCA_REDOPT_LOSS_RATE=P32(0), TCA_REDOPT_M_BOUND=None))
+    assert "loss-rate" not in out and "avpkt 1000 ecn adaptive buffer 19p" in out, out
+    q, _ = show_json(run, opts=dump_opts(TCA_REDOPT_LOSS_RATE=P32(0), TCA_REDOPT_M_BOUND=None))
+    assert "loss_rate" not in q["options"]
+
+
+@pytest.mark.parametrize("milli,text", [(1, "0.001"), (10, "0.01"), (500, "0.5"), (1000, "1"),
+                                        (12345, "12.345"), (1000000, "1000"),
+                                        (U32_MAX, "4294967.295")])
+def test_dump_loss_rate_digits(run, milli, text):
+    """Exact in text and JSON (events/s as a JSON number, all the digits)."""
+    out = show(run, opts=dump_opts(TCA_REDOPT_LOSS_RATE=P32(milli)))
+    assert f" avpkt 1000 loss-rate {text} ecn " in out, out
+    q, raw = show_json(run, opts=dump_opts(TCA_REDOPT_LOSS_RATE=P32(milli)))
+    assert f'"loss_rate":{text},' in raw, raw
+    assert q["options"]["loss_rate"] == milli / 1000
 
 
 def test_dump_details(run):
-    rc, out, err, sent = run("-d", "qdisc", "show", dump=qdisc_msg(dump_opts()))
-    assert rc == 0, err
-    assert "qavg_max 7.30 Wlog 9 Scell_log 17 m_bound 40" in out, out
-    rc, out, err, sent = run("-d", "qdisc", "show",
-                             dump=qdisc_msg(dump_opts(TCA_REDOPT_M_BOUND=P32(0))))
-    assert "m_bound n/a" in out, out
+    """-d: Wlog; the bound as in the normal output, or n/a without a loss
+    rate; m_bound 0 (alpha < 1) is a bound, not n/a."""
+    out = show(run, "-d")
+    assert f"{COMPUTED_TEXT} m_bound 4 Wlog 9" in out, out
+    assert "Scell_log" not in out
+    out = show(run, "-d", opts=dump_opts(**NO_LOSS_RATE))
+    assert f"{COMPUTED_TEXT} Wlog 9 m_bound n/a" in out, out
+    out = show(run, "-d", opts=dump_opts(TCA_REDOPT_LOSS_RATE=P32(500),
+                                         TCA_REDOPT_M_BOUND=P32(0)))
+    assert f"loss-rate 0.5 ecn adaptive {COMPUTED_TEXT} m_bound 0 Wlog 9" in out, out
 
 
 def test_dump_flows_auto_and_list(run):
-    rc, out, err, sent = run("qdisc", "show", dump=qdisc_msg(dump_opts(
+    out = show(run, opts=dump_opts(
         TCA_REDOPT_FLOWS=P32(0), TCA_REDOPT_FLOWS_EST=P32(3),
         TCA_REDOPT_SSTHRESH=P32(15) + P32(15) + P32(20), TCA_REDOPT_FLAGS=P32(ADAPTIVE),
-        TCA_REDOPT_WINDOW=None)))
-    assert rc == 0, err
+        TCA_REDOPT_WINDOW=None))
     assert "flows auto (est 3) ssthresh 15,15,20 min 5" in out, out
     assert " ecn " not in out and "window" not in out
-    assert "avpkt 1000 adaptive limit 19p" in out, out
+    assert "avpkt 1000 loss-rate 12.5 adaptive buffer 19p limit 19p" in out, out
 
 
-def test_dump_json(run):
-    rc, out, err, sent = run("-j", "-s", "-d", "qdisc", "show",
-                             dump=qdisc_msg(dump_opts(), xstats_bytes()))
-    assert rc == 0, err
-    q = json.loads(out)
-    assert len(q) == 1 and q[0]["kind"] == "redopt"
-    o = q[0]["options"]
+def test_dump_buffer_below_limit(run):
+    """L and the limit in force differ when L < max_th + 1."""
+    out = show(run, opts=dump_opts(TCA_REDOPT_BUFFER=P32(1), TCA_REDOPT_LIMIT=P32(9)))
+    assert "buffer 1p limit 9p qth_min 5p qth_max 8p" in out, out
+    q, _ = show_json(run, opts=dump_opts(TCA_REDOPT_BUFFER=P32(1), TCA_REDOPT_LIMIT=P32(9)))
+    assert (q["options"]["buffer"], q["options"]["limit"]) == (1, 9)
+
+
+def test_stats_text(run):
+    """tc -s: inputs, computed buffer/limit/min/max, then the xstats; -d
+    adds Wlog and the thresholds in force to the xstats."""
+    out = show(run, "-s", xstats=xstats_bytes())
+    assert (f"{INPUTS_TEXT} loss-rate 12.5 ecn adaptive {COMPUTED_TEXT} m_bound 4") in out, out
+    assert XSTATS_TEXT in out, out
+    assert out.index(COMPUTED_TEXT) < out.index(XSTATS_TEXT)
+    assert "qth_min 5p qth_max 8p qavg_max 7.30 m_bound 4" in out
+    assert f"{XSTATS_TEXT} limit" not in out
+    out = show(run, "-s", "-d", xstats=xstats_bytes())
+    assert f"{COMPUTED_TEXT} m_bound 4 Wlog 9" in out, out
+    assert f"{XSTATS_TEXT} limit 19p qth_min 5p qth_max 8p" in out, out
+
+
+def _check_json_options(o, details):
     assert o["bandwidth"] == 1500000 // 8         # tc's JSON rates are bytes/s
     assert o["rtt"] == 59000                       # us
     assert o["flows"] == 2 and o["flows_est"] == 2
@@ -798,37 +915,64 @@ def test_dump_json(run):
     assert o["min"] == 5 and o["window"] == 38 and o["avpkt"] == 1000
     assert o["probability"] == pytest.approx(0.1)
     assert o["ewma"] == pytest.approx(2**-9, rel=1e-5)
+    assert o["loss_rate"] == 12.5 and isinstance(o["loss_rate"], float)
     assert o["ecn"] is True and o["adaptive"] is True
-    assert (o["limit"], o["qth_min"], o["qth_max"]) == (19, 5, 8)
+    assert (o["buffer"], o["limit"], o["qth_min"], o["qth_max"]) == (19, 19, 5, 8)
     assert o["qavg_max"] == pytest.approx(7.3)
-    assert (o["Wlog"], o["Scell_log"], o["m_bound"]) == (9, 17, 40)
-    for k in ("marked", "early", "forced", "overflow", "flows_est", "recomputes"):
-        assert q[0][k] == XSTATS[k], k
-    assert q[0]["qavg"] == pytest.approx(7.25)
+    assert o["m_bound"] == 4
+    assert ("Wlog" in o) == details and o.get("Wlog", 9) == 9
+    assert "Scell_log" not in o
+
+
+@pytest.mark.parametrize("flags", [[], ["-s"], ["-d"], ["-s", "-d"]],
+                         ids=["plain", "s", "d", "s-d"])
+def test_dump_json(run, flags):
+    q, _ = show_json(run, *flags, xstats=xstats_bytes())
+    _check_json_options(q["options"], "-d" in flags)
+    if "-s" in flags:
+        for k in ("marked", "early", "forced", "overflow", "flows_est", "recomputes"):
+            assert q[k] == XSTATS[k], k
+        assert q["qavg"] == pytest.approx(7.25)
+        if "-d" in flags:
+            assert (q["limit"], q["qth_min"], q["qth_max"]) == (19, 5, 8)
+    else:
+        assert "marked" not in q
+
+
+def test_dump_json_without_loss_rate(run):
+    """No loss rate: no loss_rate key; m_bound absent, or null with -d
+    (specctl model red --json's n/a)."""
+    q, _ = show_json(run, opts=dump_opts(**NO_LOSS_RATE))
+    assert "loss_rate" not in q["options"] and "m_bound" not in q["options"]
+    q, _ = show_json(run, "-s", "-d", opts=dump_opts(**NO_LOSS_RATE), xstats=xstats_bytes())
+    assert "loss_rate" not in q["options"]
+    assert "m_bound" in q["options"] and q["options"]["m_bound"] is None
 
 
 def test_xstats_text(run):
-    rc, out, err, sent = run("-s", "qdisc", "show", dump=qdisc_msg(dump_opts(), xstats_bytes()))
-    assert rc == 0, err
-    assert "marked 12 early 3 forced 1 overflow 0 flows_est 2 qavg 7.250 recomputes 4" in out, out
+    out = show(run, "-s", xstats=xstats_bytes())
+    assert XSTATS_TEXT in out, out
 
 
 def test_dump_json_flows_auto_and_flags_off(run):
-    rc, out, err, sent = run("-j", "qdisc", "show", dump=qdisc_msg(dump_opts(
+    q, _ = show_json(run, opts=dump_opts(
         TCA_REDOPT_FLOWS=P32(0), TCA_REDOPT_FLOWS_EST=P32(5), TCA_REDOPT_FLAGS=P32(0),
-        TCA_REDOPT_SSTHRESH=P32(15) + P32(16))))
-    assert rc == 0, err
-    o = json.loads(out)[0]["options"]
+        TCA_REDOPT_SSTHRESH=P32(15) + P32(16)))
+    o = q["options"]
     assert o["flows"] == 0 and o["flows_est"] == 5 and o["ssthresh"] == [15, 16]
     assert o["ecn"] is False and o["adaptive"] is False
 
 
 def test_round_trip(run):
-    """What add sends, printed back by the dump printer (inputs only)."""
-    rc, _out, err, sent = run(*add(*BASE, "window", "38", "ecn"))
+    """What add sends, printed back by the dump printer; and the printed
+    inputs, given to add again, send the same attributes."""
+    rc, _out, err, sent = run(*add(*BASE, "window", "38", "loss-rate", "0.5", "ecn"))
     need_shim(sent)
-    m = sent[0]
-    rc, out, err, _ = run("qdisc", "show", dump=qdisc_msg(options(m)))
+    o = options(sent[0])
+    rc, out, err, _ = run("qdisc", "show", dump=qdisc_msg(o))
     assert rc == 0, err
-    assert ("bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
-            "window 38 ewma 0.00195 avpkt 1000 ecn") in out, out
+    assert f"{INPUTS_TEXT} loss-rate 0.5 ecn" in out, out
+    words = out.split(" root ", 1)[1].split()
+    rc, _out, err, again = run(*add(*words))
+    assert "Illegal" not in err and "What is" not in err, err
+    assert options(again[0]) == o

@@ -13,6 +13,7 @@
   adaptive mode follows 1 -> 4 -> 2 active flows.
 """
 import json
+import math
 import os
 import re
 import threading
@@ -26,6 +27,7 @@ TC_LIB = os.path.join(lab.TOP, "build", "userspace", "tc")
 SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")
 TC = f"TC_LIB_DIR={TC_LIB} tc"
 NLRAW = os.path.join(os.path.dirname(__file__), "nlraw.py")
+UAPI = os.path.join(lab.TOP, "kernel", "include", "uapi", "specnet", "redopt.h")
 EXAMPLE = "bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 window 38"
 
 
@@ -101,12 +103,47 @@ CASES = [
      [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
      "TC qdisc del dev DEV root", 0,
      "TC qdisc show dev DEV", r"redopt", 0),
+    ("a7", "loss-rate gives the bound on m", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} loss-rate 12.5", 0,
+     "TC qdisc show dev DEV",
+     r"avpkt 1000 loss-rate 12\.5 buffer 19p limit 19p qth_min 5p qth_max 8p qavg_max 7\.30 "
+     r"m_bound 4 ", 1),
+    ("a8", "without loss-rate the bound is n/a (-d)", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE}", 0,
+     "TC -d qdisc show dev DEV", r"qavg_max 7\.30 Wlog 9 m_bound n/a", 1),
+    ("c4", "change of bandwidth alone",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
+     "TC qdisc change dev DEV root handle 1: redopt bandwidth 3mbit", 0,
+     "TC qdisc show dev DEV",
+     r"bandwidth 3Mbit rtt 59ms .*avpkt 1000 buffer 8p limit 9p qth_min 5p qth_max 8p", 1),
+    ("c5", "change of ewma alone",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
+     "TC qdisc change dev DEV root handle 1: redopt ewma 0.004", 0,
+     "TC -d qdisc show dev DEV", r"bandwidth 1500Kbit .*ewma 0\.00391 avpkt 1000 .*Wlog 8", 1),
+    ("c6", "change of loss-rate alone",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
+     "TC qdisc change dev DEV root handle 1: redopt loss-rate 1000", 0,
+     "TC qdisc show dev DEV", r"min 5 .*loss-rate 1000 buffer 19p .*m_bound 326 ", 1),
+    ("c7", "replace without loss-rate clears it",
+     [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE} loss-rate 2"],
+     f"TC qdisc replace dev DEV root handle 1: redopt {EXAMPLE}", 0,
+     "TC qdisc show dev DEV", r"loss-rate|m_bound", 0),
     ("j1", "json dump", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn", 0,
-     "TC -j qdisc show dev DEV", r'"kind":"redopt".*"limit":19.*"qth_max":8', 1),
+     "TC -j qdisc show dev DEV", r'"kind":"redopt".*"buffer":19,"limit":19.*"qth_max":8', 1),
+    ("j2", "json dump with loss rate", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn loss-rate 12.5", 0,
+     "TC -j qdisc show dev DEV", r'"loss_rate":12\.5,.*"buffer":19,"limit":19,.*"m_bound":4\b', 1),
     ("s1", "stats show xstats", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn", 0,
      "TC -s qdisc show dev DEV", r"marked 0 early 0 forced 0 overflow 0 flows_est 2", 1),
+    ("s2", "stats show: inputs, computed values, then xstats", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn loss-rate 12.5", 0,
+     "TC -s qdisc show dev DEV",
+     r"bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0\.1 window 38 "
+     r"ewma 0\.00195 avpkt 1000 loss-rate 12\.5 ecn buffer 19p limit 19p qth_min 5p "
+     r"qth_max 8p qavg_max 7\.30 m_bound 4 [\s\S]*marked 0 early 0 forced 0 overflow 0 "
+     r"flows_est 2 qavg 0\.000 recomputes 0", 1),
     # negative: tc refuses before the kernel (exit 1), nothing created
     ("n1", "missing bandwidth", [],
      "TC qdisc add dev DEV root redopt rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1", 1,
@@ -126,6 +163,9 @@ CASES = [
     ("n6", "flows beyond 1024", [],
      "TC qdisc add dev DEV root redopt bandwidth 1mbit rtt 59ms flows 5000 ssthresh 15 min 5 "
      "probability 0.1", 1, "TC qdisc show dev DEV", r"redopt", 0),
+    ("n7", "illegal loss-rate", [],
+     f"TC qdisc add dev DEV root redopt {EXAMPLE} loss-rate 0", 1,
+     "TC qdisc show dev DEV", r"redopt", 0),
 ]
 
 
@@ -157,6 +197,15 @@ def without(name):
     return [a for a in GOOD if a[0] != name]
 
 
+def redopt_max():
+    """TCA_REDOPT_MAX, from the uapi header (the contract)."""
+    body = re.search(r"enum \{(.*?)\};", open(UAPI).read(), re.S).group(1)
+    return len(re.findall(r"^\s*TCA_REDOPT_\w+", body, re.M)) - 1
+
+
+REDOPT_MAX = redopt_max()
+
+
 NL_CASES = [
     ("good", GOOD, 0, ""),
     ("missing bandwidth", without("BANDWIDTH"), 22, "bandwidth is required"),
@@ -168,12 +217,18 @@ NL_CASES = [
     ("flows above max", without("FLOWS") + [["FLOWS", "u32", 5000]], 34, ""),
     ("wlog out of range", GOOD + [["WLOG", "u8", 30]], 34, ""),
     ("unknown flag", GOOD + [["FLAGS", "u32", 0x80]], 22, ""),
-    ("stab without scell_log", GOOD + [["STAB", "raw", "00" * 256]], 22, "Scell_log"),
-    ("stab wrong length", GOOD + [["STAB", "raw", "00" * 100], ["SCELL_LOG", "u8", 3]], 22, ""),
+    ("good with loss rate", GOOD + [["LOSS_RATE", "u32", 500]], 0, ""),
+    # no idle table any more (STAB/SCELL_LOG removed): strict nla_parse_nested
+    # (NL_VALIDATE_MAXTYPE) refuses a type beyond TCA_REDOPT_MAX, 6.1 and 6.12
+    ("attribute beyond TCA_REDOPT_MAX", GOOD + [[REDOPT_MAX + 1, "raw", "00" * 256]], 22,
+     "Unknown attribute type"),
+    ("loss rate not u32", GOOD + [["LOSS_RATE", "raw", "00" * 256]], 22,
+     "invalid attribute length"),
     ("read-only limit", GOOD + [["LIMIT", "u32", 5]], 22, ""),
+    ("read-only m_bound", GOOD + [["M_BOUND", "u32", 5]], 22, ""),
     ("bandwidth too short", without("BANDWIDTH") + [["BANDWIDTH", "u32", 1500000]], 34, ""),
     ("zero rtt", without("RTT") + [["RTT", "u32", 0]], 22, "rtt"),
-    ("unknown attribute", GOOD + [[99, "u32", 1]], 22, ""),
+    ("unknown attribute", GOOD + [[99, "u32", 1]], 22, "Unknown attribute type"),
 ]
 
 
@@ -206,21 +261,73 @@ MODEL_GRID = [
 ]
 
 
+LOSS_RATES = ["0.5", "12.5", "1000", "0.001"]
+
+
 def test_kernel_and_specctl_agree(redopt, dummy):
+    """The dump's buffer, limit, thresholds, Qmax, loss rate and bound on m
+    equal `specctl model red --json`'s (with and without --loss-rate)."""
     if not os.access(SPECCTL, os.X_OK):
         pytest.fail("specctl not built: make userspace")
-    for bw, rtt, m, ss, mn, p, w in MODEL_GRID:
-        wopt = f" window {w}" if w else ""
-        lab.sh(f"{TC} qdisc replace dev d0 root redopt bandwidth {bw} rtt {rtt} flows {m} "
-               f"ssthresh {ss} min {mn} probability {p}{wopt}", ns=dummy)
-        q = json.loads(lab.sh(f"{TC} -j qdisc show dev d0", ns=dummy))[0]["options"]
-        wcli = f" --window {w}" if w else ""
-        ref = json.loads(lab.sh(f"{SPECCTL} model red --bandwidth {bw} --rtt {rtt} --flows {m} "
-                                f"--ssthresh {ss} --min {mn} --max-p {p}{wcli} --json"))
-        for k in ("limit", "min_th", "max_th"):
-            qk = {"min_th": "qth_min", "max_th": "qth_max"}.get(k, k)
-            assert q[qk] == ref[k], f"{bw} {rtt} m={m}: kernel {qk}={q[qk]} specctl {k}={ref[k]}"
-        assert abs(q["qavg_max"] - ref["qavg_max"]) < 0.005, (q, ref)
+    for i, (bw, rtt, m, ss, mn, p, w) in enumerate(MODEL_GRID):
+        for lr in (None, LOSS_RATES[i % len(LOSS_RATES)]):
+            wopt = f" window {w}" if w else ""
+            lopt = f" loss-rate {lr}" if lr else ""
+            lab.sh(f"{TC} qdisc replace dev d0 root redopt bandwidth {bw} rtt {rtt} flows {m} "
+                   f"ssthresh {ss} min {mn} probability {p}{wopt}{lopt}", ns=dummy)
+            q = json.loads(lab.sh(f"{TC} -j qdisc show dev d0", ns=dummy))[0]["options"]
+            wcli = f" --window {w}" if w else ""
+            lcli = f" --loss-rate {lr}" if lr else ""
+            ref = json.loads(lab.sh(f"{SPECCTL} model red --bandwidth {bw} --rtt {rtt} "
+                                    f"--flows {m} --ssthresh {ss} --min {mn} --max-p {p}"
+                                    f"{wcli}{lcli} --json"))
+            for k in ("buffer", "limit", "min_th", "max_th"):
+                qk = {"min_th": "qth_min", "max_th": "qth_max"}.get(k, k)
+                assert q[qk] == ref[k], \
+                    f"{bw} {rtt} m={m}: kernel {qk}={q[qk]} specctl {k}={ref[k]}"
+            assert abs(q["qavg_max"] - ref["qavg_max"]) < 0.005, (q, ref)
+            if lr:
+                assert q["loss_rate"] == float(lr), (q, lr)
+                # specctl prints alpha to 1/1000 (floor); the qdisc floor(alpha)
+                assert q["m_bound"] == math.floor(ref["m_bound"]), (q, ref)
+            else:
+                assert "loss_rate" not in q and "m_bound" not in q, q
+                assert ref["m_bound"] is None
+
+
+def test_dump_text_and_json(redopt, dummy):
+    """What `tc qdisc show` prints, plain, -s, -d and -j (valid JSON with
+    every flag combination), on the qdisc itself."""
+    lab.sh(f"{TC} qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn loss-rate 12.5",
+           ns=dummy)
+    inputs = ("bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
+              "window 38 ewma 0.00195 avpkt 1000 loss-rate 12.5 ecn")
+    computed = "buffer 19p limit 19p qth_min 5p qth_max 8p qavg_max 7.30 m_bound 4"
+    xstats = "marked 0 early 0 forced 0 overflow 0 flows_est 2 qavg 0.000 recomputes 0"
+    out = lab.sh(f"{TC} qdisc show dev d0", ns=dummy)
+    assert f"{inputs} {computed} " in out and "Wlog" not in out, out
+    out = lab.sh(f"{TC} -s qdisc show dev d0", ns=dummy)
+    assert f"{inputs} {computed} " in out and xstats in out, out
+    assert out.index(computed) < out.index(xstats), out
+    out = lab.sh(f"{TC} -s -d qdisc show dev d0", ns=dummy)
+    assert f"{computed} Wlog 9 " in out, out
+    assert f"{xstats} limit 19p qth_min 5p qth_max 8p" in out, out
+    for flags in ("", "-s", "-d", "-s -d"):
+        q = json.loads(lab.sh(f"{TC} -j {flags} qdisc show dev d0", ns=dummy))
+        assert len(q) == 1 and q[0]["kind"] == "redopt", q
+        o = q[0]["options"]
+        assert o["bandwidth"] == 1500000 // 8 and o["rtt"] == 59000, o
+        assert o["loss_rate"] == 12.5 and o["ecn"] is True, o
+        assert (o["buffer"], o["limit"], o["qth_min"], o["qth_max"]) == (19, 19, 5, 8), o
+        assert o["m_bound"] == 4 and "Scell_log" not in o, o
+        assert ("Wlog" in o) == ("-d" in flags), o
+        assert ("marked" in q[0]) == ("-s" in flags), q
+    # without a loss rate: no bound; -d says n/a (JSON null)
+    lab.sh(f"{TC} qdisc replace dev d0 root handle 1: redopt {EXAMPLE}", ns=dummy)
+    out = lab.sh(f"{TC} -d qdisc show dev d0", ns=dummy)
+    assert "loss-rate" not in out and "qavg_max 7.30 Wlog 9 m_bound n/a" in out, out
+    o = json.loads(lab.sh(f"{TC} -j -d qdisc show dev d0", ns=dummy))[0]["options"]
+    assert "loss_rate" not in o and o["m_bound"] is None, o
 
 
 def test_autoload_by_tc(redopt, dummy):

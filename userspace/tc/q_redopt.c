@@ -24,34 +24,39 @@
  *   ewma w               TCA_REDOPT_WLOG       the Wlog whose 2^-Wlog is
  *                                              nearest w: 0.002 -> 9
  *   avpkt BYTES          TCA_REDOPT_AVPKT      s, bytes
+ *   loss-rate EVENTS     TCA_REDOPT_LOSS_RATE  lambda, loss events/s per
+ *                                              flow, u32 1/1000 event/s:
+ *                                              0.001 to 4294967.295, exact
+ *                                              decimal rounded half up, as
+ *                                              specctl model red --loss-rate
  *   [no]ecn [no]adaptive TCA_REDOPT_FLAGS      TC_REDOPT_ECN, _ADAPTIVE
- *   (derived)            TCA_REDOPT_STAB       idle damping table, u8[256]
- *                        TCA_REDOPT_SCELL_LOG  cell of STAB, log2 us
  *
  * add and replace (NLM_F_CREATE) need bandwidth, rtt, ssthresh, min and
- * probability; they send every input (avpkt 1000, Wlog 9 and window 0 =
- * derive by default,
- * flows by default the number of ssthresh values if more than one, else
- * auto), the complete flag word and STAB. change sends only what the
- * command gives, because the qdisc keeps its old value for an absent
- * attribute. parse_qopt() tells the two apart by the request's
- * nlmsg_flags (tc_qdisc.c: add = CREATE|EXCL, replace = CREATE|REPLACE,
- * change = 0, link = REPLACE). Two consequences on change:
- *  - the flag word is one u32, so naming any of [no]ecn/[no]adaptive sends
- *    the whole word: a flag not named is cleared;
- *  - STAB depends on bandwidth, avpkt and Wlog; a change of any of them
- *    must give all three, so that the table sent matches what is in force.
- * del sends no options.
+ * probability; they send every input (avpkt 1000, Wlog 9, window 0 =
+ * derive and loss-rate 0 = none by default, flows by default the number
+ * of ssthresh values if more than one, else auto) and the complete flag
+ * word, so that a replace leaves nothing of the old configuration. change
+ * sends only what the command gives, any subset, because the qdisc keeps
+ * its old value for an absent attribute. parse_qopt() tells the two apart
+ * by the request's nlmsg_flags (tc_qdisc.c: add = CREATE|EXCL, replace =
+ * CREATE|REPLACE, change = 0, link = REPLACE). The flag word is one u32,
+ * so on change naming any of [no]ecn/[no]adaptive sends the whole word: a
+ * flag not named is cleared. A loss rate, once set, is cleared by a
+ * replace without loss-rate. del sends no options.
  *
- * The idle damping table is tc_red_eval_idle_damping()'s (tc/tc_red.c,
- * used by q_red) with two deviations, so that red.h's idle handling does
- * what the RED model says, (1 - W)^m with m = idle / (s / C):
- *  - red_calc_qavg_from_idle_time() indexes Stab[] by microseconds of idle
- *    time (ktime_us_delta() >> Scell_log); tc_red.c builds it in psched
- *    ticks (tc_calc_xmittime(), 15.625 ticks per us on today's kernels),
- *    which stretches the idle decay 15.6 times;
- *  - the entry is a right shift of qavg, so it must be log2((1-W)^-m);
- *    tc_red.c tabulates the natural log.
+ * No idle damping table is sent (unlike q_red's Stab/Scell_log): the
+ * qdisc decays the average over idle time exactly, (1 - W)^m with m =
+ * idle / (8 s / C) (sch_redopt.c, red_idle.h), from the bandwidth and
+ * avpkt it already has. Nothing is derived here, so a change of
+ * bandwidth, ewma or avpkt sends just that attribute.
+ *
+ * The dump prints the inputs (loss-rate only when set), then what the
+ * qdisc computed: buffer (the model's L), limit (in force), qth_min,
+ * qth_max, qavg_max (Qmax) and, when a loss rate is set, m_bound (the
+ * bound on the number of flows, floor(alpha)). -d adds Wlog (and "m_bound
+ * n/a" without a loss rate); -s the xstats (with -d also the limit and
+ * thresholds in force). -j gives the same keys (bandwidth in bytes/s as
+ * tc's rates, rtt in us, loss_rate in events/s, m_bound null when n/a).
  *
  * Parameter checks come from <specnet/red_model.h>, the header sch_redopt
  * computes with: each value is range-checked while parsing (add and
@@ -74,6 +79,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <ctype.h>
 #include <errno.h>
@@ -89,7 +95,6 @@
 
 #define REDOPT_EXPORT		__attribute__((visibility("default")))
 
-#define REDOPT_STAB_SIZE	256
 #define REDOPT_MAXLEN		TCA_BUF_MAX	/* tc_qdisc.c's req.buf */
 
 #define REDOPT_BIT(attr)	(1U << (attr))
@@ -104,6 +109,7 @@ struct redopt_opt {
 	__u32	max_p;		/* max_p, 2^-32 */
 	__u32	avpkt;		/* s, bytes */
 	__u32	flags;		/* TC_REDOPT_* */
+	__u32	loss_rate;	/* lambda, 1/1000 event/s per flow, 0 = none */
 	__u8	wlog;		/* w = 2^-wlog */
 	__u32	given;		/* REDOPT_BIT(TCA_REDOPT_*) of each given */
 	__u32	nssth;		/* values in ssth[] */
@@ -116,12 +122,15 @@ static void explain(void)
 		"Usage: ... redopt bandwidth RATE rtt TIME ssthresh PACKETS[,PACKETS...]\n"
 		"		min PACKETS probability PROBABILITY\n"
 		"		[flows { NUMBER | auto }] [window PACKETS] [ewma WEIGHT]\n"
-		"		[avpkt BYTES] [ecn | noecn] [adaptive | noadaptive]\n"
+		"		[avpkt BYTES] [loss-rate EVENTS]\n"
+		"		[ecn | noecn] [adaptive | noadaptive]\n"
 		"bandwidth, rtt, ssthresh, min and probability are required on\n"
-		"add and replace; change sends only what is given (a change of\n"
-		"bandwidth, ewma or avpkt needs all three).\n"
+		"add and replace; change sends only what is given, any subset.\n"
+		"loss-rate: loss events per second per flow, 0.001 to 4294967.295,\n"
+		"for the bound on the number of flows (m_bound in the dump).\n"
 		"Defaults: avpkt 1000, ewma 0.002 (2^-9), flows auto (or the\n"
-		"number of ssthresh values), window (C*rtt/avpkt + min)/flows.\n");
+		"number of ssthresh values), window (C*rtt/avpkt + min)/flows,\n"
+		"no loss-rate.\n");
 }
 
 /* An error before anything is sent: message, usage, tc exits 1. */
@@ -253,6 +262,49 @@ static int redopt_get_ssthresh(struct redopt_opt *o, const char *arg)
 	}
 }
 
+/*
+ * loss-rate EVENTS -> 1/1000 event/s, as specctl model red --loss-rate:
+ * "<digits>[.<digits>]", exact, rounded half up to 1/1000, 0.001 to
+ * 4294967.295 (the u32 attribute; 0 is "none", not a value to give).
+ */
+static int redopt_get_loss_rate(__u32 *milli, const char *arg)
+{
+	__u64 ip = 0, fp = 0, v;
+	unsigned int nf = 0;
+	bool point = false, digits = false, up = false;
+	const char *p;
+
+	for (p = arg; *p; p++) {
+		if (*p == '.' && !point) {
+			point = true;
+			continue;
+		}
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		digits = true;
+		if (!point) {
+			ip = ip * 10 + (*p - '0');
+			if (ip > UINT32_MAX / 1000 + 1)
+				return -1;
+		} else if (nf < 3) {
+			fp = fp * 10 + (*p - '0');
+			nf++;
+		} else if (nf == 3) {
+			up = *p >= '5';	/* the rest cannot change half up */
+			nf++;
+		}
+	}
+	if (!digits)
+		return -1;
+	for (; nf < 3; nf++)
+		fp *= 10;
+	v = ip * 1000 + fp + up;
+	if (!v || v > UINT32_MAX)
+		return -1;
+	*milli = v;
+	return 0;
+}
+
 /* ---- model glue: <specnet/red_model.h> ----------------------------------- */
 
 /* A real in [0, 1] -> 1e-6 units, the header's tools' unit. */
@@ -296,6 +348,7 @@ static int redopt_check(const struct redopt_opt *o, const char **why)
 		.max_p		= o->max_p,
 		.wlog		= o->wlog,
 		.avpkt		= o->avpkt,
+		.loss_rate_milli = o->loss_rate,
 	};
 
 	if (o->flags & ~TC_REDOPT_FLAGS_ALL) {
@@ -303,40 +356,6 @@ static int redopt_check(const struct redopt_opt *o, const char **why)
 		return -EINVAL;
 	}
 	return redopt_check_params(&p, why);
-}
-
-/* ---- idle damping ------------------------------------------------------ */
-
-/*
- * Stab[t >> Scell_log] = log2(1 / (1 - W)^(t / xmit)), t in us, xmit =
- * s / C the time to send one average packet, saturated at 31 (red.h shifts
- * qavg right by the entry); Scell_log is the smallest cell size for which
- * the 31 is reached within 512 cells. tc_red_eval_idle_damping()'s
- * algorithm in microseconds and log2 (see the head of the file).
- * Returns Scell_log, or -1.
- */
-static int redopt_idle_damping(unsigned int wlog, __u32 avpkt, __u64 bps,
-			       __u8 *sbuf)
-{
-	double xmit_us = 8e6 * avpkt / (double)bps;
-	double lw = -log2(1.0 - ldexp(1.0, -(int)wlog)) / xmit_us;
-	double maxtime = 31 / lw;
-	int clog, i;
-
-	for (clog = 0; clog < 32; clog++)
-		if (maxtime / ldexp(1.0, clog) < 512)
-			break;
-	if (clog >= 32)
-		return -1;
-
-	sbuf[0] = 0;
-	for (i = 1; i < REDOPT_STAB_SIZE - 1; i++) {
-		double v = ldexp(i, clog) * lw;
-
-		sbuf[i] = v > 31 ? 31 : (__u8)v;
-	}
-	sbuf[REDOPT_STAB_SIZE - 1] = 31;
-	return clog;
 }
 
 /* ---- parse ------------------------------------------------------------- */
@@ -371,8 +390,6 @@ static int redopt_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	};
 	struct redopt_opt o = {};
 	bool creating, noadaptive = false;
-	__u8 sbuf[REDOPT_STAB_SIZE];
-	int scell_log = -1;
 	struct rtattr *tail;
 	const char *why;
 	unsigned int i;
@@ -437,6 +454,10 @@ static int redopt_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			    o.avpkt < REDOPT_MIN_AVPKT ||
 			    o.avpkt > REDOPT_MAX_AVPKT)
 				return redopt_illegal(key, "64 to 65535 bytes");
+		} else if (strcmp(key, "loss-rate") == 0) {
+			REDOPT_NEXT_VALUE(TCA_REDOPT_LOSS_RATE);
+			if (redopt_get_loss_rate(&o.loss_rate, *argv))
+				return redopt_illegal(key, "loss events/s per flow, 0.001 to 4294967.295");
 		} else if (strcmp(key, "ecn") == 0) {
 			o.flags |= TC_REDOPT_ECN;
 			o.given |= REDOPT_BIT(TCA_REDOPT_FLAGS);
@@ -507,46 +528,18 @@ static int redopt_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				o.flags |= TC_REDOPT_ADAPTIVE;
 			}
 		}
-		/* WINDOW too: 0 = derive, so that a replace of a qdisc that
-		 * had a window resets it
+		/* WINDOW and LOSS_RATE too: 0 = derive / none, so that a
+		 * replace of a qdisc that had one resets it
 		 */
 		o.given |= REDOPT_BIT(TCA_REDOPT_AVPKT) |
 			   REDOPT_BIT(TCA_REDOPT_WLOG) |
 			   REDOPT_BIT(TCA_REDOPT_FLOWS) |
 			   REDOPT_BIT(TCA_REDOPT_WINDOW) |
+			   REDOPT_BIT(TCA_REDOPT_LOSS_RATE) |
 			   REDOPT_BIT(TCA_REDOPT_FLAGS);
 		if (redopt_check(&o, &why)) {
 			fprintf(stderr, "REDOPT: invalid parameters: %s\n", why);
 			explain();
-			return -1;
-		}
-	} else if (o.given & (REDOPT_BIT(TCA_REDOPT_BANDWIDTH) |
-			      REDOPT_BIT(TCA_REDOPT_WLOG) |
-			      REDOPT_BIT(TCA_REDOPT_AVPKT))) {
-		static const int stab_in[] = {
-			TCA_REDOPT_BANDWIDTH, TCA_REDOPT_WLOG, TCA_REDOPT_AVPKT,
-		};
-		static const char * const stab_name[] = {
-			"bandwidth", "ewma", "avpkt",
-		};
-
-		for (i = 0; i < ARRAY_SIZE(stab_in); i++) {
-			if (o.given & REDOPT_BIT(stab_in[i]))
-				continue;
-			fprintf(stderr,
-				"REDOPT: change of bandwidth, ewma or avpkt needs all three (idle damping table): \"%s\" is missing\n",
-				stab_name[i]);
-			explain();
-			return -1;
-		}
-	}
-
-	if (o.given & REDOPT_BIT(TCA_REDOPT_BANDWIDTH)) {
-		scell_log = redopt_idle_damping(o.wlog, o.avpkt, o.bandwidth,
-						sbuf);
-		if (scell_log < 0) {
-			fprintf(stderr,
-				"REDOPT: failed to calculate idle damping table.\n");
 			return -1;
 		}
 	}
@@ -582,12 +575,11 @@ static int redopt_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if ((o.given & REDOPT_BIT(TCA_REDOPT_AVPKT)) &&
 	    addattr32(n, REDOPT_MAXLEN, TCA_REDOPT_AVPKT, o.avpkt))
 		return -1;
+	if ((o.given & REDOPT_BIT(TCA_REDOPT_LOSS_RATE)) &&
+	    addattr32(n, REDOPT_MAXLEN, TCA_REDOPT_LOSS_RATE, o.loss_rate))
+		return -1;
 	if ((o.given & REDOPT_BIT(TCA_REDOPT_FLAGS)) &&
 	    addattr32(n, REDOPT_MAXLEN, TCA_REDOPT_FLAGS, o.flags))
-		return -1;
-	if (scell_log >= 0 &&
-	    (addattr_l(n, REDOPT_MAXLEN, TCA_REDOPT_STAB, sbuf, sizeof(sbuf)) ||
-	     addattr8(n, REDOPT_MAXLEN, TCA_REDOPT_SCELL_LOG, scell_log)))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
@@ -598,6 +590,32 @@ static int redopt_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 static bool redopt_has(struct rtattr *tb[], int attr, size_t len)
 {
 	return tb[attr] && RTA_PAYLOAD(tb[attr]) >= len;
+}
+
+/*
+ * A value in 1/1000 units as a decimal without trailing zeros, "0.5",
+ * "12", "4294967.295": text "<name> <value> ", JSON "<key>": <value>, the
+ * same digits (print_float()'s %g would keep only 6).
+ */
+static void redopt_print_milli(const char *key, const char *name, __u32 v)
+{
+	char buf[32];
+	size_t len;
+
+	len = snprintf(buf, sizeof(buf), "%u.%03u", v / 1000, v % 1000);
+	while (buf[len - 1] == '0')
+		buf[--len] = '\0';
+	if (buf[len - 1] == '.')
+		buf[--len] = '\0';
+	if (is_json_context()) {
+		json_writer_t *jw = get_json_writer();
+
+		jsonw_name(jw, key);
+		jsonw_printf(jw, "%s", buf);
+	} else {
+		print_string(PRINT_FP, NULL, "%s ", name);
+		print_string(PRINT_FP, NULL, "%s ", buf);
+	}
 }
 
 static int redopt_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
@@ -674,6 +692,10 @@ static int redopt_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (redopt_has(tb, TCA_REDOPT_AVPKT, sizeof(__u32)))
 		print_uint(PRINT_ANY, "avpkt", "avpkt %u ",
 			   rta_getattr_u32(tb[TCA_REDOPT_AVPKT]));
+	if (redopt_has(tb, TCA_REDOPT_LOSS_RATE, sizeof(__u32)) &&
+	    rta_getattr_u32(tb[TCA_REDOPT_LOSS_RATE]))
+		redopt_print_milli("loss_rate", "loss-rate",
+				   rta_getattr_u32(tb[TCA_REDOPT_LOSS_RATE]));
 	if (redopt_has(tb, TCA_REDOPT_FLAGS, sizeof(__u32)))
 		flags = rta_getattr_u32(tb[TCA_REDOPT_FLAGS]);
 	print_bool(PRINT_ANY, "ecn", (flags & TC_REDOPT_ECN) ? "ecn " : NULL,
@@ -683,6 +705,9 @@ static int redopt_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		   flags & TC_REDOPT_ADAPTIVE);
 
 	/* computed by the qdisc */
+	if (redopt_has(tb, TCA_REDOPT_BUFFER, sizeof(__u32)))
+		print_uint(PRINT_ANY, "buffer", "buffer %up ",
+			   rta_getattr_u32(tb[TCA_REDOPT_BUFFER]));
 	if (redopt_has(tb, TCA_REDOPT_LIMIT, sizeof(__u32)))
 		print_uint(PRINT_ANY, "limit", "limit %up ",
 			   rta_getattr_u32(tb[TCA_REDOPT_LIMIT]));
@@ -695,24 +720,18 @@ static int redopt_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (redopt_has(tb, TCA_REDOPT_QMAX, sizeof(__u32)))
 		print_float(PRINT_ANY, "qavg_max", "qavg_max %.2f ",
 			    rta_getattr_u32(tb[TCA_REDOPT_QMAX]) / 1000.0);
+	/* sent only with a loss rate; 0 is a bound below one flow */
+	if (redopt_has(tb, TCA_REDOPT_M_BOUND, sizeof(__u32)))
+		print_uint(PRINT_ANY, "m_bound", "m_bound %u ",
+			   rta_getattr_u32(tb[TCA_REDOPT_M_BOUND]));
 
 	if (show_details) {
 		if (redopt_has(tb, TCA_REDOPT_WLOG, sizeof(__u8)))
 			print_uint(PRINT_ANY, "Wlog", "Wlog %u ",
 				   rta_getattr_u8(tb[TCA_REDOPT_WLOG]));
-		if (redopt_has(tb, TCA_REDOPT_SCELL_LOG, sizeof(__u8)))
-			print_uint(PRINT_ANY, "Scell_log", "Scell_log %u ",
-				   rta_getattr_u8(tb[TCA_REDOPT_SCELL_LOG]));
-		if (redopt_has(tb, TCA_REDOPT_M_BOUND, sizeof(__u32))) {
-			__u32 mb = rta_getattr_u32(tb[TCA_REDOPT_M_BOUND]);
-
-			/* JSON: 0 is "not available" */
-			print_uint(PRINT_JSON, "m_bound", NULL, mb);
-			if (mb)
-				print_uint(PRINT_FP, NULL, "m_bound %u ", mb);
-			else
-				print_string(PRINT_FP, NULL, "m_bound %s ",
-					     "n/a");
+		if (!tb[TCA_REDOPT_M_BOUND]) {
+			print_null(PRINT_JSON, "m_bound", NULL, NULL);
+			print_string(PRINT_FP, NULL, "m_bound %s ", "n/a");
 		}
 	}
 	return 0;

@@ -29,10 +29,9 @@ enum {
 	TCA_REDOPT_WLOG,	/* u8, EWMA weight w = 2^-Wlog (default 9) */
 	TCA_REDOPT_AVPKT,	/* u32, average packet size s, bytes (default 1000) */
 	TCA_REDOPT_FLAGS,	/* u32, TC_REDOPT_* below */
-	TCA_REDOPT_STAB,	/* binary u8[256], idle damping table (optional) */
-	TCA_REDOPT_SCELL_LOG,	/* u8, cell size of STAB, log2 us (with STAB) */
 	TCA_REDOPT_LOSS_RATE,	/* u32, per-flow loss-event rate lambda,
-				 * 1/1000 event/s (optional; gives M_BOUND) */
+				 * 1/1000 event/s (optional, 0 = n/a;
+				 * gives M_BOUND) */
 	/* ---- computed (dump only) ---- */
 	TCA_REDOPT_BUFFER,	/* u32, the model's buffer size L, packets */
 	TCA_REDOPT_LIMIT,	/* u32, limit in force max(L, max_th + 1), packets */
@@ -40,7 +39,8 @@ enum {
 	TCA_REDOPT_QTH_MAX,	/* u32, max_th in force = ceil(Qmax), packets */
 	TCA_REDOPT_QMAX,	/* u32, Qmax, 1/1000 packet */
 	TCA_REDOPT_FLOWS_EST,	/* u32, m in force (given or estimated) */
-	TCA_REDOPT_M_BOUND,	/* u32, bound on m where the model holds, 0 = n/a */
+	TCA_REDOPT_M_BOUND,	/* u32, floor(alpha), bound on m where the model
+				 * holds, flows; only with LOSS_RATE (may be 0) */
 	__TCA_REDOPT_MAX,
 };
 
