@@ -160,11 +160,12 @@ def vm_suite(kernel, select):
            f"--junitxml={junit}{sel} tests/integration")
     log_path = os.path.join(kdir, "vm.log")
     with open(log_path, "w") as log:
-        rc, out = vm.run(kernel, cmd, timeout=1500, stream=False, log=log)
+        rc, out = vm.run(kernel, cmd, timeout=1500, stream=False, log=log,
+                         console=os.path.join(kdir, "console.log"))
     c = junit_counts(junit)
     note = f"log: {os.path.relpath(log_path, TOP)}"
     if c is None:
-        print(out[-6000:])
+        print(out[-12000:])
         c = (0, 1, 0, 0)
         note = f"no results (vm exit {rc}); " + note
     elif c[1] or rc not in (0, 1):

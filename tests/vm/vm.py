@@ -75,7 +75,7 @@ def kvm_usable(kernel):
     return ok
 
 
-def vng_argv(kernel, command, cpus=2, memory="2G", kvm=None):
+def vng_argv(kernel, command, cpus=2, memory="2G", kvm=None, console=False):
     image = f"/boot/vmlinuz-{kernel}"
     if not os.path.exists(image):
         raise SystemExit(f"vm: no kernel image {image} (run: make setup)")
@@ -92,21 +92,39 @@ def vng_argv(kernel, command, cpus=2, memory="2G", kvm=None):
             "--exec", inner]
     if not kvm:
         argv.insert(3, "--disable-kvm")
+    if console:
+        # the kernel console (vng sends it to stderr with --verbose)
+        argv.insert(3, "--verbose")
     return argv, kvm
 
 
+def console_tail(path, lines=80):
+    """The end of the guest's kernel console, for a guest that died."""
+    try:
+        with open(path, errors="replace") as f:
+            tail = f.read().splitlines()[-lines:]
+    except OSError:
+        return ""
+    return "".join(f"console: {line}\n" for line in tail)
+
+
 def run(kernel, command, timeout=1800, cpus=2, memory="2G", stream=True,
-        log=None, retries=1):
-    """Run @command in a guest booted on @kernel. Returns (rc, output)."""
+        log=None, retries=1, console=None):
+    """Run @command in a guest booted on @kernel. Returns (rc, output).
+    @console: a file for the guest's kernel console (boot messages, oopses,
+    panics); its tail is added to the output when the guest dies."""
     for attempt in range(retries + 1):
-        argv, kvm = vng_argv(kernel, command, cpus, memory)
+        argv, kvm = vng_argv(kernel, command, cpus, memory, console=bool(console))
         t0 = time.monotonic()
         out = []
         try:
+            err = open(console, "w") if console else subprocess.STDOUT
             p = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True,
+                                 stderr=err, text=True,
                                  stdin=subprocess.DEVNULL, errors="replace",
                                  env=vng_env())
+            if console:
+                err.close()
             deadline = t0 + timeout
             for line in p.stdout:
                 out.append(line)
@@ -131,6 +149,9 @@ def run(kernel, command, timeout=1800, cpus=2, memory="2G", stream=True,
                     break
             else:
                 text += "vm: guest ended without an exit status (crash or timeout)\n"
+                if console:
+                    text += console_tail(console)
+                    text += f"vm: kernel console: {console}\n"
             return rc, text
         msg = (f"vm: boot of {kernel} failed ({'kvm' if kvm else 'tcg'}, "
                f"{time.monotonic() - t0:.0f}s)"
@@ -148,13 +169,15 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--cpus", type=int, default=2)
     ap.add_argument("--memory", default="2G")
+    ap.add_argument("--console", help="write the guest's kernel console to this file")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
     if not cmd:
         ap.error("no command")
     rc, _ = run(a.kernel, " ".join(shlex.quote(c) for c in cmd) if len(cmd) > 1 else cmd[0],
-                timeout=a.timeout, cpus=a.cpus, memory=a.memory)
+                timeout=a.timeout, cpus=a.cpus, memory=a.memory,
+                console=a.console)
     return rc
 
 
