@@ -45,6 +45,8 @@
  *  - An RTO that continues a fast recovery guessed as corruption (no new
  *    ssthresh() call) also restores the pre-loss cwnd.
  *  - Counters are per network namespace, in /proc/net/tcp_spec.
+ *  - Our SYNs go out not-ECT, so that stock receivers accept ECN
+ *    (kernel/ecn_syn.h says why).
  *
  * Paper: SpecTCP, speculative TCP over lossy links with ECN as the
  * condition; shared/docs/algorithms.md section 1 records our reading.
@@ -54,18 +56,15 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/netfilter.h>
-#include <linux/netfilter_ipv4.h>
-#include <linux/netfilter_ipv6.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/tcp.h>
 #include <net/inet_ecn.h>
-#include <net/ipv6.h>
 
 #include "compat.h"
+#include "ecn_syn.h"
 #include <specnet/spec.h>
 
 /* ---- parameters -------------------------------------------------------- */
@@ -151,76 +150,16 @@ static int spec_stat_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
-/* ---- not-ECT SYNs (see the header comment) ------------------------------ */
-
-static struct tcp_congestion_ops tcp_spec;
-
-static bool spec_is_own_syn(const struct sk_buff *skb)
-{
-	const struct sock *sk = skb->sk;
-	const struct tcphdr *th;
-
-	if (!sk || !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP ||
-	    sk->sk_type != SOCK_STREAM ||
-	    READ_ONCE(inet_csk(sk)->icsk_ca_ops) != &tcp_spec)
-		return false;
-	th = tcp_hdr(skb);
-	return th->syn && !th->ack;
-}
-
-static unsigned int spec_nf_syn_v4(void *priv, struct sk_buff *skb,
-				   const struct nf_hook_state *state)
-{
-	struct iphdr *iph = ip_hdr(skb);
-
-	if (iph->protocol == IPPROTO_TCP && INET_ECN_is_capable(iph->tos) &&
-	    spec_is_own_syn(skb) && !skb_ensure_writable(skb, sizeof(*iph)))
-		ipv4_change_dsfield(ip_hdr(skb), (u8)~INET_ECN_MASK, 0);
-	return NF_ACCEPT;
-}
-
-#if IS_ENABLED(CONFIG_IPV6)
-static unsigned int spec_nf_syn_v6(void *priv, struct sk_buff *skb,
-				   const struct nf_hook_state *state)
-{
-	struct ipv6hdr *ip6h = ipv6_hdr(skb);
-
-	if (ip6h->nexthdr == IPPROTO_TCP &&
-	    INET_ECN_is_capable(ipv6_get_dsfield(ip6h)) &&
-	    spec_is_own_syn(skb) && !skb_ensure_writable(skb, sizeof(*ip6h)))
-		ipv6_change_dsfield(ipv6_hdr(skb), (u8)~INET_ECN_MASK, 0);
-	return NF_ACCEPT;
-}
-#endif
-
-static const struct nf_hook_ops spec_nf_ops[] = {
-	{
-		.hook		= spec_nf_syn_v4,
-		.pf		= NFPROTO_IPV4,
-		.hooknum	= NF_INET_LOCAL_OUT,
-		.priority	= NF_IP_PRI_LAST,
-	},
-#if IS_ENABLED(CONFIG_IPV6)
-	{
-		.hook		= spec_nf_syn_v6,
-		.pf		= NFPROTO_IPV6,
-		.hooknum	= NF_INET_LOCAL_OUT,
-		.priority	= NF_IP6_PRI_LAST,
-	},
-#endif
-};
-
 static int __net_init spec_net_init(struct net *net)
 {
 	int ret;
 
-	ret = nf_register_net_hooks(net, spec_nf_ops, ARRAY_SIZE(spec_nf_ops));
+	ret = specnet_ecn_syn_register(net);
 	if (ret)
 		return ret;
 	if (!proc_create_net_single("tcp_spec", 0444, net->proc_net,
 				    spec_stat_show, NULL)) {
-		nf_unregister_net_hooks(net, spec_nf_ops,
-					ARRAY_SIZE(spec_nf_ops));
+		specnet_ecn_syn_unregister(net);
 		return -ENOMEM;
 	}
 	return 0;
@@ -229,7 +168,7 @@ static int __net_init spec_net_init(struct net *net)
 static void __net_exit spec_net_exit(struct net *net)
 {
 	remove_proc_entry("tcp_spec", net->proc_net);
-	nf_unregister_net_hooks(net, spec_nf_ops, ARRAY_SIZE(spec_nf_ops));
+	specnet_ecn_syn_unregister(net);
 }
 
 static struct pernet_operations spec_net_ops = {
