@@ -7,7 +7,7 @@
 #     `apt-get source iproute2` / linux-source's checkpatch.pl)
 #   * kernels: Debian 6.1 (linux-image-amd64) and 6.12 from
 #     bookworm-backports, image + headers each
-#   * qemu, iperf3, iproute2, ethtool, mininet, build tools, sparse, libmnl
+#   * qemu, iperf3, iproute2, ethtool, mininet, build tools, sparse, valgrind (callgrind cost figures), libmnl
 #   * a Python venv at $VENV (pinned, requirements.txt) with virtme-ng and
 #     pytest, on Debian's python3 with --system-site-packages so that
 #     Mininet (a Debian package) imports.
@@ -78,7 +78,7 @@ PKGS=(
 	"$K61_IMG" "$K61_HDR"
 	qemu-system-x86 qemu-utils busybox-static
 	iperf3 iproute2 ethtool mininet kmod procps psmisc
-	build-essential bc flex bison libelf-dev pkg-config sparse
+	build-essential bc flex bison libelf-dev pkg-config sparse valgrind
 	libmnl-dev nftables bridge-utils iputils-ping python3-venv python3-dev dpkg-dev
 )
 missing=()

@@ -298,8 +298,8 @@ def test_no_args(specctl):
 
 @pytest.mark.parametrize("args, reason", [
     (["frobnicate"], "unknown command 'frobnicate'"),
-    (["model"], "'model' needs one of: red, cpecn"),
-    (["model", "tp"], "unknown model 'tp' (known: red, cpecn)"),
+    (["model"], "'model' needs one of: red, cpecn, tp"),
+    (["model", "frob"], "unknown model 'frob' (known: red, cpecn, tp)"),
 ])
 def test_dispatch_errors(specctl, args, reason):
     p = run(specctl, *args)

@@ -4,10 +4,11 @@
  *
  *   specctl model red ...     RED buffer model (sch_redopt's limit, max_th)
  *   specctl model cpecn ...   CPECN's CP and dCP of ECE windows (tcp_cpecn)
+ *   specctl model tp ...      TCP-TP's prediction, N and cwnd (tcp_tp)
  *
- * Later commands (model tp, status) are one more line in the dispatch table
- * below. Exit status: 0 ok, 2 bad input (one line "specctl: <reason>" on
- * stderr), 1 other failures.
+ * Later commands (status) are one more line in the dispatch table below.
+ * Exit status: 0 ok, 2 bad input (one line "specctl: <reason>" on stderr),
+ * 1 other failures.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@ static const struct specctl_cmd commands[] = {
 	  specctl_model_red, specctl_model_red_usage },
 	{ "model", "cpecn", "CPECN: congestion probability CP and dCP of ECE windows",
 	  specctl_model_cpecn, specctl_model_cpecn_usage },
+	{ "model", "tp", "TCP-TP: predicted throughput, flows N and cwnd from samples",
+	  specctl_model_tp, specctl_model_tp_usage },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * TCP-TP: throughput sampling, interval aggregation and the LMMSE
+ * predictor of the next interval's throughput, as pure integer maths.
+ * tcp_tp and `specctl model tp` both compute through this header;
+ * tests/unit/test_tp.c checks it against a double-precision reference and
+ * tests/bench/tp_cost.sh counts its cost per update with callgrind.
+ *
+ * Model (shared/docs/algorithms.md, section 3):
+ *
+ *   sample     f <- (1 - a) f + a * 8 bytes_acked / (t - t0)    bit/s,
+ *              a = 2^-ewma_shift, once per sampling period (t - t0 >=
+ *              sample_us); the first sample sets f
+ *   aggregate  f^(m)(k) = mean of the samples f of interval k (tau)
+ *   ring       the last n = TP_N = 20 of them, f(1) oldest .. f(n) newest
+ *   LMMSE      mu = (1/n) sum_t f(t),  x(t) = f(t) - mu
+ *              R(i) = sum_{t=i+1..n} x(t) x(t-i),  i = 0..p
+ *              (the biased estimator; the 1/n is left out: the solution
+ *              is scale invariant), r(i) = R(i) / R(0)
+ *              Levinson-Durbin on the Toeplitz system sum_j a_j r(|i-j|)
+ *              = r(i), i = 1..p:
+ *                E = 1;  for m = 1..p:
+ *                  k = (r(m) - sum_{j<m} a_j r(m-j)) / E
+ *                  a_j <- a_j - k a_{m-j} (j < m),  a_m = k
+ *                  E <- E - k (r(m) - sum_{j<m} a_j r(m-j))  (= E (1 - k^2))
+ *              f^(m)(n+1) = mu + sum_{i=1..p} a_i x(n+1-i)
+ *   NLMS       (option, TP_METHOD_LMS) weights w_1..w_p kept across
+ *              intervals; on each new sample, in the new window:
+ *              u_i = x(n-i), d = x(n), e = d - sum w_i u_i,
+ *              w_i <- w_i + mu_l e u_i / (eps + sum_j u_j^2),
+ *              eps = (1/n) sum_t x(t)^2,  mu_l = 2^-mu_shift (1/16);
+ *              prediction as above with w for a
+ *   flows      N = ceil(C / prediction), in [1, TP_MAX_FLOWS]
+ *   window     cwnd = floor(C RTT / (8 N mss)) packets, in [2, U32_MAX];
+ *              the module then applies min(cwnd, snd_cwnd_clamp)
+ *
+ * Fixed point and ranges (the bounds below are what the code relies on):
+ *  - rates are u64 bit/s; samples, C and everything pushed are clamped to
+ *    TP_RATE_MAX = 2e11 bit/s (200 Gbit/s, < 2^38): 2x headroom over a
+ *    100 Gbit/s link for sampling noise.
+ *  - mean removal is exact: x'(t) = n f(t) - S with S = sum f < 2^43, so
+ *    |x'| < 2^43 (n x the deviation, no rounding).
+ *  - pre-scaling: x(t) = round(x'(t) / 2^s), s the smallest shift with
+ *    max |x'| < 2^(26 + s): |x| <= 2^26 (TP_DEV_BITS), s <= 17. Scaling
+ *    the series leaves r, a and w unchanged; when s > 0 it rounds each
+ *    deviation by at most 2^-26 of the largest one.
+ *  - R(i): |x x| <= 2^52, 20 terms: |R| < 2^57. |R(i)| <= R(0) (Cauchy-
+ *    Schwarz, exact integers). R is shifted right until R(0) < 2^39, then
+ *    r(i) = round(R(i) 2^24 / R(0)): |R(i) 2^24| < 2^63.
+ *  - Q24 (TP_Q) for r, k, E, a and w: |r| <= 2^24, |k| < 2^24,
+ *    0 < E <= 2^24; |a|, |w| < 2^36 (|value| < 4096, TP_COEF_MAX).
+ *  - Levinson: order m is only entered with max |a| < 2^35 (then |a| <
+ *    2^36 after it, as |k| < 1): a r < 2^59 and k a < 2^59 before their
+ *    >> 24, num < 2^40 after; k num < 2^48; |num| < E so num 2^24 < 2^48.
+ *  - prediction: a x < 2^62 per term before >> 24, D = sum < 2^43,
+ *    D 2^s < 2^60, S + D 2^s < 2^61.
+ *  - NLMS: |e| clipped to 2^27 (TP_ERR_MAX), eps + sum u^2 < 2^58;
+ *    g = e 2^30 / ((eps + sum u^2) >> ns), ns making the divisor < 2^32;
+ *    g u_i < 2^58.
+ *  - sampler: bytes since t0 saturate at 2^40 (TP_BYTES_MAX), 8e6 bytes
+ *    < 2^63; an interval sums at most 2^24 samples (< 2^62).
+ *  - cwnd: C < 2^38, RTT clamped to 1e7 us (< 2^24): C RTT < 2^62;
+ *    8e6 N mss < 2^23 2^20 2^16 = 2^59 (mss clamped to 65535).
+ *  - times are u32 us (tcp_mstamp's low bits), differences modulo 2^32.
+ *  In the kernel, divisions are div64_u64() on magnitudes (no signed or
+ *  128-bit division); on the host '/'. No floating point, no libc.
+ *  Stack: tp_push() needs ~200 bytes (tp_autocov()'s R[0..p], 160); its
+ *  scratch x[] and r[] live in struct tp_state.
+ *
+ * Choices we made (where algorithms.md is silent):
+ *  - order p = n - 1 = 19 by default (1..19 selectable): R(0..n-1) can be
+ *    estimated from n samples, so Yule-Walker gives a_1..a_{n-1}; the
+ *    doc's a_n would need R(n), an empty sum. a_i multiplies lag i.
+ *  - Levinson stops at the last good order m - 1 (flags say why) when:
+ *    |k| >= 1 (TP_F_UNSTABLE), E < 2^-10 (TP_F_SMALL_E: the window is
+ *    already predicted within 0.1% of its variance, further orders would
+ *    fit rounding noise), or max |a| >= 2048 (TP_F_CAP). On windows they
+ *    are safety nets that keep the bounds above unconditional: the biased
+ *    estimate is positive semi-definite (|k| < 1 but for rounding), a
+ *    search over 20-sample windows found E_19 >= 0.014, and with E >=
+ *    2^-10, sum |a| <= prod (1 + |k|) stays near 4300 (max |a| < 2048 in
+ *    every pattern tried). tp_levinson() on other r may reach them.
+ *  - R(0) == 0 (constant or all-zero window): prediction = mean exactly,
+ *    order 0 (TP_F_CONST). No division by zero anywhere.
+ *  - the prediction is clamped to [0, 2 max_t f(t)] (TP_F_LOW, TP_F_HIGH).
+ *  - NLMS (normalized LMS: scale invariant, so the per-window pre-scaling
+ *    does not disturb it) starts from the Levinson solution of the first
+ *    full window; it is then updated once per new sample and never
+ *    re-solved. The regularization eps (the window's energy per sample,
+ *    also scale invariant) keeps the step bounded when the u_i happen to
+ *    be near 0: without it p = 1 predicted 3.4x worse than the mean on
+ *    AR(1). Step 1/16: of 2^0..2^-5, 2^-4 and 2^-5 predicted best on
+ *    AR(1), AR(2) and fGn (within 1% of each other); 2^-4 adapts twice as
+ *    fast (~16 intervals). |e| is
+ *    clipped to 2^27, twice the largest deviation (robust to one
+ *    outlier), and w is saturated at TP_COEF_MAX.
+ *  - sampling is time-based (not per amount acked): a sample is taken on
+ *    the first ACK at least sample_us after the previous one. After an
+ *    idle or application-limited period call tp_sampler_restart().
+ *  - an interval begins with its first sample and ends with the first
+ *    sample at least interval_us later, which begins the next one (so its
+ *    mean is pushed one sample late); interval_us = 0: every sample is an
+ *    interval. Intervals without samples (idle) are not pushed.
+ *  - N for prediction 0 is TP_MAX_FLOWS (cwnd then floors at 2); C = 0
+ *    gives N = 1 and cwnd 2. cwnd rounds down (never above C RTT / N).
+ *
+ * Use from a congestion control module (state sizes in the structs):
+ *
+ *   init:        tp_sampler_init() (in icsk_ca_priv), kmalloc a struct
+ *                tp_state and tp_state_init() it
+ *   every ACK:   if (tp_sample_ack(...) && tp_aggregate(...))
+ *                        ready = !tp_push(state, params, f_m);
+ *   cong. avoid: once tp_ready(): N = tp_flows(C, tp_prediction(state)),
+ *                cwnd = min(tp_cwnd(C, rtt_us, N, mss), snd_cwnd_clamp)
+ */
+#ifndef _SPECNET_TP_H
+#define _SPECNET_TP_H
+
+#include "types.h"
+
+#ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#endif
+
+#ifndef U32_MAX
+#define U32_MAX			((u32)~0U)
+#endif
+
+#define TP_N			20	/* ring: the last n aggregated samples */
+#define TP_ORDER_MAX		(TP_N - 1)	/* p: predictor order */
+#define TP_Q			24	/* r, k, E, a, w: Q24 */
+#define TP_ONE			((s64)BIT_ULL(TP_Q))
+#define TP_COEF_MAX		((s64)BIT_ULL(TP_Q + 12))	/* |a| < 4096 */
+#define TP_E_MIN		(TP_ONE >> 10)	/* stop below 2^-10 R(0) */
+#define TP_DEV_BITS		26	/* pre-scaled deviations: |x| <= 2^26 */
+#define TP_R0_BITS		39	/* R(0) < 2^39 before the division */
+#define TP_ERR_MAX		((s64)BIT_ULL(TP_DEV_BITS + 1))	/* NLMS |e| */
+#define TP_RATE_MAX		200000000000ULL	/* bit/s, 200 Gbit/s < 2^38 */
+#define TP_BYTES_MAX		BIT_ULL(40)	/* bytes per sample, saturated */
+#define TP_AGG_MAX		BIT_ULL(24)	/* samples per interval */
+#define TP_MAX_RTT_US		10000000U	/* 10 s */
+#define TP_MAX_FLOWS		1000000U
+#define TP_MAX_MSS		65535U
+#define TP_MIN_CWND		2U
+#define TP_USEC_PER_SEC		1000000ULL
+
+#define TP_EWMA_SHIFT_MAX	8
+#define TP_EWMA_SHIFT_DEFAULT	2	/* a = 1/4 */
+#define TP_MU_SHIFT_MAX		16
+#define TP_MU_SHIFT_DEFAULT	4	/* NLMS step 1/16 */
+
+enum tp_method {
+	TP_METHOD_LEVINSON = 0,	/* LMMSE, solved per interval */
+	TP_METHOD_LMS = 1,	/* normalized LMS, updated per interval */
+};
+
+/* tp_state.flags: how the last prediction was made */
+#define TP_F_CONST		0x01	/* R(0) == 0: the mean */
+#define TP_F_UNSTABLE		0x02	/* Levinson stopped: |k| >= 1 */
+#define TP_F_SMALL_E		0x04	/* Levinson stopped: E < TP_E_MIN */
+#define TP_F_CAP		0x08	/* Levinson stopped: |a| bound */
+#define TP_F_LOW		0x10	/* prediction clamped up to 0 */
+#define TP_F_HIGH		0x20	/* prediction clamped to 2 max f */
+
+/* Configuration: one per module (module parameters). */
+struct tp_params {
+	u8 method;		/* enum tp_method */
+	u8 order;		/* p, 1..TP_ORDER_MAX */
+	u8 ewma_shift;		/* sampler weight a = 2^-ewma_shift, 0..8 */
+	u8 mu_shift;		/* NLMS step 2^-mu_shift, 0..16 (4) */
+};
+
+/* The sampler: 40 bytes, fits in icsk_ca_priv (104 bytes). */
+struct tp_sampler {
+	u64 rate;		/* f, bit/s (EWMA), valid once has_rate */
+	u64 bytes;		/* acked since t0_us, <= TP_BYTES_MAX */
+	u64 agg_sum;		/* sum of f over the current interval */
+	u32 t0_us;		/* start of the current sample period */
+	u32 agg_start_us;	/* first sample of the current interval */
+	u32 agg_cnt;		/* samples in the current interval */
+	u8 has_rate;		/* f has been set */
+};
+
+/*
+ * The ring and the predictor: 496 bytes, kmalloc() it per socket.
+ * x[] and r[] are scratch space of tp_push() (kept here, not on the
+ * stack); coef[] is the last Levinson solution or the NLMS weights.
+ */
+struct tp_state {
+	u64 ring[TP_N];			/* f^(m), bit/s; ring[head] oldest */
+	s64 coef[TP_ORDER_MAX];		/* a_1..a_p (or w), Q24 */
+	s32 x[TP_N];			/* deviations, pre-scaled, oldest first */
+	s32 r[TP_N];			/* r(0..p), Q24 */
+	u64 pred;			/* last prediction, bit/s */
+	u64 mean;			/* mean of the window, bit/s, rounded */
+	u8 head;			/* next slot to write */
+	u8 count;			/* samples in the ring, <= TP_N */
+	u8 order;			/* order of the last prediction */
+	u8 flags;			/* TP_F_* of the last prediction */
+	u8 shift;			/* s: pre-scaling of the last window */
+	u8 primed;			/* coef[] set by a first solve (NLMS) */
+};
+
+/* ---- helpers: divisions on magnitudes, rounding, bit length ---- */
+
+#ifdef __KERNEL__
+static inline u64 tp_div64(u64 a, u64 b)
+{
+	return div64_u64(a, b);
+}
+
+static inline int tp_fls64(u64 x)
+{
+	return fls64(x);
+}
+#else
+static inline u64 tp_div64(u64 a, u64 b)
+{
+	return a / b;
+}
+
+static inline int tp_fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+#endif /* __KERNEL__ */
+
+static inline u64 tp_abs64(s64 v)
+{
+	return v < 0 ? -(u64)v : (u64)v;
+}
+
+/* round(a / b), b > 0, half away from zero */
+static inline s64 tp_div_round(s64 a, u64 b)
+{
+	u64 q = tp_div64(tp_abs64(a) + (b >> 1), b);
+
+	return a < 0 ? -(s64)q : (s64)q;
+}
+
+/*
+ * round(v / 2^n), half away from zero (symmetric: no bias by sign), for
+ * |v| < 2^63 - 2^(n-1). Branch-free: with h = 2^(n-1), for v < 0,
+ * floor((v + h - 1) / 2^n) = -floor((-v + h) / 2^n) exactly. Uses the
+ * arithmetic right shift of negative values (gcc, as the kernel does).
+ */
+static inline s64 tp_shr_round(s64 v, u32 n)
+{
+	if (!n)
+		return v;
+	return (v + (s64)BIT_ULL(n - 1) - (v < 0)) >> n;
+}
+
+/* round(a b / 2^24), |a b| < 2^63 */
+static inline s64 tp_mulq(s64 a, s64 b)
+{
+	return tp_shr_round(a * b, TP_Q);
+}
+
+/* ---- configuration ---- */
+
+static inline void tp_params_default(struct tp_params *p)
+{
+	p->method = TP_METHOD_LEVINSON;
+	p->order = TP_ORDER_MAX;
+	p->ewma_shift = TP_EWMA_SHIFT_DEFAULT;
+	p->mu_shift = TP_MU_SHIFT_DEFAULT;
+}
+
+/* The single validity check every entry point calls: 0 or -EINVAL. */
+static inline int tp_check_params(const struct tp_params *p)
+{
+	if (p->method != TP_METHOD_LEVINSON && p->method != TP_METHOD_LMS)
+		return -EINVAL;
+	if (!p->order || p->order > TP_ORDER_MAX)
+		return -EINVAL;
+	if (p->ewma_shift > TP_EWMA_SHIFT_MAX || p->mu_shift > TP_MU_SHIFT_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- sampling and aggregation ---- */
+
+static inline void tp_sampler_init(struct tp_sampler *s, u32 now_us)
+{
+	s->rate = 0;
+	s->bytes = 0;
+	s->agg_sum = 0;
+	s->t0_us = now_us;
+	s->agg_start_us = now_us;
+	s->agg_cnt = 0;
+	s->has_rate = 0;
+}
+
+/* After idle: drop the partial sample and interval, keep f. */
+static inline void tp_sampler_restart(struct tp_sampler *s, u32 now_us)
+{
+	s->bytes = 0;
+	s->agg_sum = 0;
+	s->agg_cnt = 0;
+	s->t0_us = now_us;
+	s->agg_start_us = now_us;
+}
+
+/*
+ * Account @bytes acked at @now_us. Once at least @sample_us (>= 1) have
+ * passed since the previous sample, take one: the rate 8 bytes / dt
+ * (clamped to TP_RATE_MAX) enters the EWMA, whose value goes to *f
+ * (bit/s); returns true then, false otherwise.
+ */
+static inline bool tp_sample_ack(struct tp_sampler *s, const struct tp_params *p,
+				 u32 bytes, u32 now_us, u32 sample_us, u64 *f)
+{
+	u32 dt = now_us - s->t0_us;
+	u64 rate;
+
+	s->bytes = min_t(u64, s->bytes + bytes, TP_BYTES_MAX);
+	if (dt < max_t(u32, sample_us, 1))
+		return false;
+	/* bytes 8e6 <= 2^40 2^23 */
+	rate = tp_div64(s->bytes * 8 * TP_USEC_PER_SEC, dt);
+	rate = min_t(u64, rate, TP_RATE_MAX);
+	if (s->has_rate)
+		s->rate += tp_shr_round((s64)rate - (s64)s->rate,
+					min_t(u32, p->ewma_shift, TP_EWMA_SHIFT_MAX));
+	else
+		s->rate = rate;
+	s->has_rate = 1;
+	s->bytes = 0;
+	s->t0_us = now_us;
+	*f = s->rate;
+	return true;
+}
+
+/*
+ * Add sample @f taken at @now_us to the current interval. When it is the
+ * first sample at least @interval_us after the interval's first one, the
+ * interval is over: its mean (bit/s, rounded) goes to *fm, true is
+ * returned, and @f begins the next interval.
+ */
+static inline bool tp_aggregate(struct tp_sampler *s, u64 f, u32 now_us,
+				u32 interval_us, u64 *fm)
+{
+	bool done = false;
+
+	if (s->agg_cnt && (u32)(now_us - s->agg_start_us) >= interval_us) {
+		*fm = tp_div64(s->agg_sum + (s->agg_cnt >> 1), s->agg_cnt);
+		s->agg_sum = 0;
+		s->agg_cnt = 0;
+		done = true;
+	}
+	if (!s->agg_cnt)
+		s->agg_start_us = now_us;
+	if (s->agg_cnt < TP_AGG_MAX) {
+		s->agg_sum += min_t(u64, f, TP_RATE_MAX);
+		s->agg_cnt++;
+	}
+	return done;
+}
+
+/* ---- the predictor ---- */
+
+static inline void tp_state_init(struct tp_state *st)
+{
+	int i;
+
+	for (i = 0; i < TP_N; i++) {
+		st->ring[i] = 0;
+		st->x[i] = 0;
+		st->r[i] = 0;
+	}
+	for (i = 0; i < TP_ORDER_MAX; i++)
+		st->coef[i] = 0;
+	st->primed = 0;
+	st->pred = 0;
+	st->mean = 0;
+	st->head = 0;
+	st->count = 0;
+	st->order = 0;
+	st->flags = 0;
+	st->shift = 0;
+}
+
+/* Has the ring n samples (a prediction)? Before that, behave as Reno. */
+static inline bool tp_ready(const struct tp_state *st)
+{
+	return st->count >= TP_N;
+}
+
+/* The last prediction of the next interval, bit/s (if tp_ready()). */
+static inline u64 tp_prediction(const struct tp_state *st)
+{
+	return st->pred;
+}
+
+/*
+ * Deviations of the full ring, oldest first, into st->x (pre-scaled,
+ * |x| <= 2^26; st->shift = s). Returns S = sum f; *max_f = max f.
+ */
+static inline u64 tp_deviations(struct tp_state *st, u64 *max_f)
+{
+	u64 sum = 0, top = 0, dmax = 0;
+	u32 i, k;
+	s64 d;
+	int s;
+
+	for (i = 0; i < TP_N; i++) {
+		sum += st->ring[i];
+		top = max_t(u64, top, st->ring[i]);
+	}
+	for (i = 0; i < TP_N; i++)
+		dmax = max_t(u64, dmax, tp_abs64((s64)(TP_N * st->ring[i]) - (s64)sum));
+	s = tp_fls64(dmax) - TP_DEV_BITS;
+	s = max_t(int, s, 0);
+	k = st->head;
+	for (i = 0; i < TP_N; i++) {
+		d = (s64)(TP_N * st->ring[k]) - (s64)sum;	/* |d| < 2^43 */
+		st->x[i] = (s32)tp_shr_round(d, s);
+		if (++k == TP_N)
+			k = 0;
+	}
+	st->shift = (u8)s;
+	*max_f = top;
+	return sum;
+}
+
+/*
+ * r(0..order) of st->x into st->r, Q24 (r(0) = 1). Returns false if
+ * R(0) == 0 (constant window).
+ */
+static inline bool tp_autocov(struct tp_state *st, u32 order)
+{
+	s64 acc[TP_N];
+	u32 i, t;
+	int sh;
+
+	for (i = 0; i <= order; i++) {
+		acc[i] = 0;
+		for (t = i; t < TP_N; t++)	/* |x x| <= 2^52, sum < 2^57 */
+			acc[i] += (s64)st->x[t] * st->x[t - i];
+	}
+	if (!acc[0])
+		return false;
+	sh = tp_fls64((u64)acc[0]) - TP_R0_BITS;
+	sh = max_t(int, sh, 0);
+	for (i = 0; i <= order; i++)
+		acc[i] = tp_shr_round(acc[i], sh);	/* |R(i)| <= R(0) < 2^39 */
+	st->r[0] = (s32)TP_ONE;
+	for (i = 1; i <= order; i++)
+		st->r[i] = (s32)tp_div_round(acc[i] * TP_ONE, (u64)acc[0]);
+	return true;
+}
+
+/*
+ * Levinson-Durbin on r(0..order) (Q24, r(0) = 1): a_1..a_m into a[0..m-1]
+ * (Q24; a[m..order-1] zeroed), m the order reached (<= order), returned;
+ * the reason for stopping early, if any, is or-ed into *flags.
+ */
+static inline u32 tp_levinson(const s32 *r, u32 order, s64 *a, u8 *flags)
+{
+	s64 e = TP_ONE, num, k, lo, hi, amax = 0;
+	u32 m, j, l, done = 0;
+
+	for (j = 0; j < order; j++)
+		a[j] = 0;
+	for (m = 1; m <= order; m++) {
+		if (amax >= TP_COEF_MAX / 2) {
+			*flags |= TP_F_CAP;
+			break;
+		}
+		if (e < TP_E_MIN) {
+			*flags |= TP_F_SMALL_E;
+			break;
+		}
+		num = r[m];
+		for (j = 1; j < m; j++)		/* |a r| < 2^59 */
+			num -= tp_mulq(a[j - 1], r[m - j]);
+		if ((s64)tp_abs64(num) >= e) {
+			*flags |= TP_F_UNSTABLE;
+			break;
+		}
+		k = tp_div_round(num * TP_ONE, e);	/* |num 2^24| < 2^48 */
+		if ((s64)tp_abs64(k) >= TP_ONE) {
+			*flags |= TP_F_UNSTABLE;
+			break;
+		}
+		/* a_j <- a_j - k a_{m-j}, pairwise in place; amax = max |a| */
+		amax = (s64)tp_abs64(k);
+		for (j = 1, l = m - 1; j < l; j++, l--) {
+			lo = a[j - 1];
+			hi = a[l - 1];
+			a[j - 1] = lo - tp_mulq(k, hi);
+			a[l - 1] = hi - tp_mulq(k, lo);
+			amax = max_t(s64, amax, (s64)tp_abs64(a[j - 1]));
+			amax = max_t(s64, amax, (s64)tp_abs64(a[l - 1]));
+		}
+		if (j == l) {
+			a[j - 1] -= tp_mulq(k, a[j - 1]);
+			amax = max_t(s64, amax, (s64)tp_abs64(a[j - 1]));
+		}
+		a[m - 1] = k;
+		e -= tp_mulq(k, num);		/* |k num| < 2^48 */
+		done = m;
+	}
+	return done;
+}
+
+/*
+ * Prediction from coefficients c[0..order-1] (Q24) on the window in st->x
+ * (sum S, largest sample max_f): mean + sum_i c_i x(n+1-i), clamped to
+ * [0, 2 max_f]; sets st->pred and the clamp flags.
+ */
+static inline void tp_apply(struct tp_state *st, const s64 *c, u32 order,
+			    u64 sum, u64 max_f)
+{
+	s64 d = 0, tot;
+	u32 i;
+
+	for (i = 1; i <= order; i++)	/* |c x| < 2^36 2^26 */
+		d += tp_shr_round(c[i - 1] * st->x[TP_N - i], TP_Q);
+	tot = (s64)sum + d * (s64)BIT_ULL(st->shift);	/* < 2^61 */
+	if (tot <= 0) {
+		st->pred = 0;
+		st->flags |= tot < 0 ? TP_F_LOW : 0;
+		return;
+	}
+	st->pred = tp_div64((u64)tot + TP_N / 2, TP_N);
+	if (st->pred > 2 * max_f) {
+		st->pred = 2 * max_f;
+		st->flags |= TP_F_HIGH;
+	}
+}
+
+/*
+ * One NLMS step on the new window (st->x): u_i = x(n-i), d = x(n),
+ * w_i += 2^-mu_shift e u_i / (eps + sum u^2), eps = sum_t x(t)^2 / n.
+ */
+static inline void tp_nlms_update(struct tp_state *st, u32 order, u32 mu_shift)
+{
+	u64 norm = 0, energy = 0;
+	s64 y = 0, e, g;
+	u32 i;
+	int ns;
+
+	for (i = 0; i < TP_N; i++)			/* < 2^57 */
+		energy += (u64)((s64)st->x[i] * st->x[i]);
+	for (i = 1; i <= order; i++) {
+		s64 u = st->x[TP_N - 1 - i];
+
+		y += tp_shr_round(st->coef[i - 1] * u, TP_Q);
+		norm += (u64)(u * u);
+	}
+	norm += tp_div64(energy, TP_N);			/* < 2^57 + 2^53 */
+	if (!norm)
+		return;
+	e = (s64)st->x[TP_N - 1] - y;
+	e = min_t(s64, max_t(s64, e, -TP_ERR_MAX), TP_ERR_MAX);
+	ns = tp_fls64(norm) - 32;
+	ns = max_t(int, ns, 0);
+	g = tp_div_round(e * (s64)BIT_ULL(30), norm >> ns);	/* e 2^30 <= 2^57 */
+	for (i = 1; i <= order; i++) {
+		s64 w = st->coef[i - 1] +
+			tp_shr_round(g * st->x[TP_N - 1 - i], 6 + ns + mu_shift);
+
+		st->coef[i - 1] = min_t(s64, max_t(s64, w, -(TP_COEF_MAX - 1)),
+					TP_COEF_MAX - 1);
+	}
+}
+
+/*
+ * Push the aggregated sample @fm (bit/s; clamped to TP_RATE_MAX) and, once
+ * the ring holds n samples, predict the next one into st->pred (with
+ * st->mean, st->order, st->flags, st->coef). Returns 0 when a prediction
+ * was made, -EAGAIN while fewer than n samples exist.
+ */
+static inline int tp_push(struct tp_state *st, const struct tp_params *p, u64 fm)
+{
+	u32 order = min_t(u32, max_t(u32, p->order, 1), TP_ORDER_MAX);
+	bool lms = p->method == TP_METHOD_LMS;
+	u64 sum, max_f;
+	u32 i;
+
+	st->ring[st->head] = min_t(u64, fm, TP_RATE_MAX);
+	if (++st->head == TP_N)
+		st->head = 0;
+	if (st->count < TP_N)
+		st->count++;
+	if (st->count < TP_N)
+		return -EAGAIN;
+
+	sum = tp_deviations(st, &max_f);
+	st->mean = tp_div64(sum + TP_N / 2, TP_N);
+	st->flags = 0;
+	st->order = (u8)order;
+	if (max_f * TP_N == sum) {
+		/* constant window, R(0) == 0: the mean; NLMS keeps its w */
+		if (!lms || !st->primed) {
+			for (i = 0; i < TP_ORDER_MAX; i++)
+				st->coef[i] = 0;
+		}
+		st->primed = 1;
+		st->order = 0;
+		st->flags = TP_F_CONST;
+		st->pred = st->mean;
+		return 0;
+	}
+	if (lms && st->primed) {
+		tp_nlms_update(st, order, min_t(u32, p->mu_shift, TP_MU_SHIFT_MAX));
+	} else {
+		/* not constant: some |x| >= 1, so R(0) > 0 */
+		if (tp_autocov(st, order)) {
+			st->order = (u8)tp_levinson(st->r, order, st->coef, &st->flags);
+		} else {
+			for (i = 0; i < TP_ORDER_MAX; i++)
+				st->coef[i] = 0;
+			st->order = 0;
+		}
+		st->primed = 1;
+	}
+	tp_apply(st, st->coef, order, sum, max_f);
+	return 0;
+}
+
+/* N = ceil(C / pred) in [1, TP_MAX_FLOWS]; pred 0 gives TP_MAX_FLOWS. */
+static inline u32 tp_flows(u64 capacity_bps, u64 pred_bps)
+{
+	u64 n;
+
+	if (!pred_bps)
+		return TP_MAX_FLOWS;
+	n = tp_div64(capacity_bps, pred_bps);
+	if (n * pred_bps < capacity_bps)
+		n++;
+	return (u32)min_t(u64, max_t(u64, n, 1), TP_MAX_FLOWS);
+}
+
+/*
+ * cwnd = floor(C rtt / (8 N mss)) packets in [TP_MIN_CWND, U32_MAX]. C is
+ * clamped to TP_RATE_MAX, rtt to TP_MAX_RTT_US, N to [1, TP_MAX_FLOWS],
+ * mss to TP_MAX_MSS; mss 0 gives TP_MIN_CWND.
+ */
+static inline u32 tp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
+{
+	u64 c = min_t(u64, capacity_bps, TP_RATE_MAX);
+	u64 rtt = min_t(u32, rtt_us, TP_MAX_RTT_US);
+	u64 n = min_t(u32, max_t(u32, flows, 1), TP_MAX_FLOWS);
+	u64 w;
+
+	if (!mss)
+		return TP_MIN_CWND;
+	mss = min_t(u32, mss, TP_MAX_MSS);
+	/* C rtt < 2^62; 8e6 N mss < 2^59 */
+	w = tp_div64(c * rtt, 8 * TP_USEC_PER_SEC * n * mss);
+	return (u32)min_t(u64, max_t(u64, w, TP_MIN_CWND), U32_MAX);
+}
+
+#endif /* _SPECNET_TP_H */
