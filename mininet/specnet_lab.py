@@ -105,11 +105,15 @@ def available_ccs():
         return f.read().split()
 
 
+# congestion controls registered by a module of another name
+OUR_CC_MODULES = {"wecn": "tcp_cpecn"}
+
+
 def ensure_cc(name):
     """Make CC @name available: our build for ours, modprobe for the kernel's."""
     if name in available_ccs():
         return True
-    ours = module_path(f"tcp_{name}")
+    ours = module_path(OUR_CC_MODULES.get(name, f"tcp_{name}"))
     if os.path.exists(ours):
         run(f"insmod {ours}")
     else:
@@ -235,13 +239,16 @@ class Chain:
 
 # ---- deterministic loss / CE injection ------------------------------------
 
-def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False):
+def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
+           cwr_blackout=False):
     """Install nftables rules on @router's forward path that drop the
     packets whose conntrack original-direction count is in @drop and mark
     those in @ce with CE. Counts are per connection, 1-based, and include
     retransmissions, so a retransmitted packet is never hit twice. With
     @blackout, drop every forwarded TCP data packet to @dport (use
-    clear_blackout to end it).
+    clear_inject to end it). With @cwr_blackout, the first data packet
+    with the CWR flag starts a blackout of its sender (its answer to an
+    ECN-Echo never arrives; clear_inject ends it).
     """
     ns = chain.ns(router)
     run("modprobe nf_conntrack")
@@ -253,9 +260,14 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False):
         rules.append(f"tcp dport {dport} ct original packets {{ {', '.join(map(str, ce))} }} counter ip ecn set ce")
     if blackout:
         rules.append(f"tcp dport {dport} meta length > 200 counter drop")
+    sets = ""
+    if cwr_blackout:
+        sets = "set blk {\n    type ipv4_addr\n    flags dynamic\n  }\n  "
+        rules.append(f"tcp dport {dport} ip saddr @blk meta length > 200 counter drop")
+        rules.append(f"tcp dport {dport} tcp flags & (cwr | syn) == cwr add @blk {{ ip saddr }} counter drop")
     body = "\n    ".join(rules)
     nft = f"""table inet specnet {{
-  chain inject {{
+  {sets}chain inject {{
     type filter hook forward priority 0; policy accept;
     {body}
   }}

@@ -54,6 +54,14 @@ def spec():
     lab.unload_module("tcp_spec")
 
 
+@pytest.fixture
+def cpecn():
+    """tcp_cpecn (cpecn and wecn) loaded fresh with default parameters."""
+    lab.load_module("tcp_cpecn")
+    yield "cpecn"
+    lab.unload_module("tcp_cpecn")
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_namespaces():
     before = set(lab.sh("ip netns list").split())

@@ -1,0 +1,104 @@
+"""Shared pieces of the cwnd tests of our congestion controls: a receive-
+window-limited path where the only losses and CE marks are the ones a test
+injects (nftables, by conntrack packet count), one traced iperf3 flow, and
+the reading of a loss response from tcp:tcp_probe.
+
+Topology: snd -- rtr -- rcv. The ACK path (rtr -> snd) carries a 100 ms
+netem delay, the data path is unshaped and the receiver's buffer is capped,
+so the flow is receive-window limited: no queue, no congestion loss, no CE
+mark but the injected ones.
+"""
+import time
+
+import specnet_lab as lab
+
+RTT = 0.100
+INFINITE_SSTHRESH = 0x7fffffff
+LOSS_PKT = 500          # conntrack packet count of the packet we drop
+
+
+def wnd_limited_chain():
+    c = lab.Chain(["snd", "rtr", "rcv"])
+    c.build()
+    try:
+        c.tc("rtr", "snd", f"root netem delay {int(RTT * 1000)}ms limit 10000")
+        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 131072")
+        lab.iperf3_server(c.ns("rcv"))
+    except Exception:
+        c.destroy()
+        raise
+    return c
+
+
+def run_flow(chain, cc, seconds=5, during=None):
+    """One iperf3 flow snd -> rcv traced by tcp_probe. @during(chain) runs
+    in parallel (e.g. a blackout). Returns (events, report)."""
+    import threading
+    with lab.TcpProbe() as probe:
+        t = None
+        if during:
+            t = threading.Thread(target=during, args=(chain,))
+            t.start()
+        rep = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), cc, seconds)
+        if t:
+            t.join()
+        probe.stop()
+        evs = lab.data_flow(probe.events())
+    assert evs, "no tcp_probe events for the data flow"
+    return evs, rep
+
+
+def first_reduction(evs):
+    """Index of the first event whose ssthresh left 'infinite'."""
+    for i, e in enumerate(evs):
+        if e["ssthresh"] < INFINITE_SSTHRESH:
+            return i
+    raise AssertionError("no loss/ECN response seen in the trace")
+
+
+def loss_response(evs):
+    """(pre-loss cwnd, ssthresh set, cwnd settled 3-8 RTTs later)."""
+    i = first_reduction(evs)
+    t0 = evs[i]["t"]
+    pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT) if i else evs[0]["cwnd"]
+    ss = evs[i]["ssthresh"]
+    later = [e["cwnd"] for e in evs[i:] if t0 + 3 * RTT <= e["t"] <= t0 + 8 * RTT]
+    assert later, "flow ended too soon after the loss"
+    return pre, ss, min(later)
+
+
+def blackout(chain, start=1.5, length=1.0):
+    time.sleep(start)
+    lab.inject(chain, "rtr", blackout=True)
+    time.sleep(length)
+    lab.clear_inject(chain, "rtr")
+
+
+def load_twice_and_rmmod_in_use(module, cc, while_in_use=None):
+    """A second insmod of @module says "File exists"; rmmod while a flow
+    of @cc runs says "in use" and leaves the flow working (@while_in_use()
+    runs then too); once the sockets are gone the module unloads and its
+    congestion controls are gone."""
+    import threading
+    rc, _, err = lab.run(f"insmod {lab.module_path(module)}")
+    assert rc != 0 and "File exists" in err
+    c = wnd_limited_chain()
+    try:
+        res = {}
+        t = threading.Thread(target=lambda: res.update(
+            rep=lab.iperf3_client(c.ns("snd"), c.ip("rcv"), cc, 6)))
+        t.start()
+        time.sleep(3)
+        rc, _, err = lab.run(f"rmmod {module}")
+        assert rc != 0 and "in use" in err, f"rmmod with a live socket: rc={rc} {err}"
+        assert lab.module_loaded(module)
+        if while_in_use:
+            while_in_use()
+        t.join()
+        assert lab.goodput_bps(res["rep"]) > 100e3, "flow broken by the rmmod attempt"
+    finally:
+        c.destroy()
+    lab.unload_module(module)      # sockets gone: unloads
+    assert not lab.module_loaded(module)
+    assert cc not in lab.available_ccs()
