@@ -548,7 +548,7 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
             t0 = time.time()
             while not stop.is_set():
                 est.append((time.time() - t0, qstats(c)["flows_est"]))
-                time.sleep(0.25)
+                time.sleep(0.1)
 
         def flow(port, start, secs):
             time.sleep(start)
@@ -566,7 +566,7 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
 
     def settled(t0, t1):
         return [e for t, e in est if t0 <= t <= t1]
-    one, four, two = settled(3, 5), settled(8.5, 10.5), settled(15, 18)
+    one, four, two = settled(2.5, 5), settled(8, 10.8), settled(13.5, 18.5)
     figure("flows_est samples 1/4/2 phases", f"{one} {four} {two}")
     # settled phases: most samples exact, none off by more than one (a flow
     # in RTO backoff under TCG may send nothing for a whole window)
