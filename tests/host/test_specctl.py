@@ -202,6 +202,7 @@ def test_against_float_model(specctl, case):
 @pytest.mark.parametrize("args, reason", [
     (["--bogus"], "unknown option '--bogus'"),
     (["-x"], "unknown option '-x'"),
+    (["-xy"], "unknown option '-x'"),
     (["--rtt"], "option '--rtt' needs a value"),
     (["extra"], "unexpected argument 'extra'"),
     (["--bandwidth", "1.5xbit"], "invalid --bandwidth '1.5xbit': unknown unit"),

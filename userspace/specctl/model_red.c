@@ -311,6 +311,12 @@ int specctl_model_red(int argc, char **argv)
 		case ':':
 			specctl_die("option '%s' needs a value", argv[optind - 1]);
 		default:
+			/* an unknown short option inside a cluster (-xy) is
+			 * optopt; argv[optind - 1] may be another word then
+			 */
+			if (optopt)
+				specctl_die("unknown option '-%c' (see specctl model red --help)",
+					    optopt);
 			specctl_die("unknown option '%s' (see specctl model red --help)",
 				    argv[optind - 1]);
 		}
