@@ -544,15 +544,21 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
         est = []
         stop = threading.Event()
 
+        st_t0 = [time.time()]
+
         def sampler():
-            t0 = time.time()
+            t0 = st_t0[0]
             while not stop.is_set():
                 est.append((time.time() - t0, qstats(c)["flows_est"]))
                 time.sleep(0.1)
 
+        ended = {}
+
         def flow(port, start, secs):
             time.sleep(start)
+            t0 = st_t0[0]
             lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "reno", secs, port=port)
+            ended[port] = time.time() - t0
         plan = [(5301, 0, 19), (5302, 5, 14), (5303, 5, 6), (5304, 5, 6)]
         ts = [threading.Thread(target=flow, args=p) for p in plan]
         st = threading.Thread(target=sampler)
@@ -566,7 +572,14 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
 
     def settled(t0, t1):
         return [e for t, e in est if t0 <= t <= t1]
-    one, four, two = settled(2.5, 5), settled(8, 10.8), settled(13.5, 18.5)
+    # phases from when the clients really ended (iperf3's start-up and
+    # result exchange take a second or more under TCG), with a margin of
+    # three estimator windows on each side
+    end34 = (min(ended[5303], ended[5304]), max(ended[5303], ended[5304]))
+    end12 = min(ended[5301], ended[5302])
+    one = settled(2.5, 5)
+    four = settled(8, end34[0] - 1.5)
+    two = settled(end34[1] + 1.5, end12 - 1.5)
     figure("flows_est samples 1/4/2 phases", f"{one} {four} {two}")
     # settled phases: most samples exact, none off by more than one (a flow
     # in RTO backoff under TCG may send nothing for a whole window)
