@@ -7,26 +7,13 @@ section 4) cross-checks the integer results.
 """
 import json
 import math
-import os
 import subprocess
 
 import pytest
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 EXAMPLE = ["--bandwidth", "1.5mbit", "--rtt", "59ms", "--flows", "2",
            "--ssthresh", "15,15", "--min", "5", "--max-p", "0.1", "--window", "38"]
-
-
-@pytest.fixture(scope="session")
-def specctl(tmp_path_factory):
-    out = tmp_path_factory.mktemp("userspace")
-    p = subprocess.run(["make", "--no-print-directory", "-C", os.path.join(TOP, "userspace"),
-                        f"O={out}"], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout + p.stderr
-    exe = out / "specctl"
-    assert exe.is_file()
-    return str(exe)
 
 
 def run(specctl, *args):

@@ -8,24 +8,11 @@ fixed-point results (CP in ppm, printed exactly).
 """
 import itertools
 import json
-import os
 import random
 import subprocess
 
 import pytest
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
-
-@pytest.fixture(scope="session")
-def specctl(tmp_path_factory):
-    out = tmp_path_factory.mktemp("userspace_cpecn")
-    p = subprocess.run(["make", "--no-print-directory", "-C", os.path.join(TOP, "userspace"),
-                        f"O={out}"], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout + p.stderr
-    exe = out / "specctl"
-    assert exe.is_file()
-    return str(exe)
 
 
 def run(specctl, *args):

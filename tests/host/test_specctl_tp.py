@@ -11,28 +11,15 @@ stopping rules and clamps) cross-checks the predictions.
 """
 import json
 import math
-import os
 import random
 import subprocess
 
 import pytest
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 N_RING = 20
 BASE = ["--capacity", "10mbit", "--rtt", "50ms"]
 KEYS = ["prediction_bps", "n", "cwnd", "samples", "ready", "mean_bps", "order", "method",
         "flags"]
-
-
-@pytest.fixture(scope="session")
-def specctl(tmp_path_factory):
-    out = tmp_path_factory.mktemp("userspace_tp")
-    p = subprocess.run(["make", "--no-print-directory", "-C", os.path.join(TOP, "userspace"),
-                        f"O={out}"], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout + p.stderr
-    exe = out / "specctl"
-    assert exe.is_file()
-    return str(exe)
 
 
 def run(specctl, args, stdin=""):
