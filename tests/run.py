@@ -10,7 +10,9 @@ Prints one summary line per part and a final `N passed, N failed` line;
 exits non-zero on any failure.
 """
 import argparse
+import concurrent.futures
 import glob
+import json
 import os
 import re
 import subprocess
@@ -27,15 +29,19 @@ PY = sys.executable
 parts = []          # (name, passed, failed, skipped, seconds, note)
 
 
-def part(name, passed, failed, skipped=0, secs=0.0, note="", xfailed=0):
+def part(name, passed, failed, skipped=0, secs=0.0, note="", xfailed=0, out=None):
     """One summary line; expected failures (pytest xfail, strict) are
-    counted with the skipped ones in the totals and named here."""
+    counted with the skipped ones in the totals and named here. With @out
+    (a list) the line is appended there instead of printed."""
     parts.append((name, passed, failed, skipped, secs, note))
     extra = f", {skipped} skipped" if skipped else ""
     if xfailed:
         extra += f" ({xfailed} of them expected failures)"
-    print(f"== {name}: {passed} passed, {failed} failed{extra} ({secs:.0f}s){' ' + note if note else ''}",
-          flush=True)
+    line = f"== {name}: {passed} passed, {failed} failed{extra} ({secs:.0f}s){' ' + note if note else ''}"
+    if out is not None:
+        out.append(line)
+    else:
+        print(line, flush=True)
 
 
 def sh(cmd, log):
@@ -145,12 +151,16 @@ def junit_counts(path):
 
 
 def vm_suite(kernel, select):
+    """The integration suite in a guest on @kernel; returns what to print
+    (the part's line last), so that suites run side by side print whole."""
     t0 = time.monotonic()
+    out = []
     kdir = os.path.join(BUILD, kernel)
     os.makedirs(kdir, exist_ok=True)
     junit = os.path.join(kdir, "vm-junit.xml")
-    if os.path.exists(junit):
-        os.unlink(junit)
+    for old in (junit, os.path.join(kdir, "figures.json")):
+        if os.path.exists(old):
+            os.unlink(old)
     sel = f" -k {select!r}" if select else ""
     # the kernel log goes to build/<release>/dmesg.log as it is written, so an
     # oops is on the host even when the guest dies
@@ -160,25 +170,42 @@ def vm_suite(kernel, select):
            f"--junitxml={junit}{sel} tests/integration")
     log_path = os.path.join(kdir, "vm.log")
     with open(log_path, "w") as log:
-        rc, out = vm.run(kernel, cmd, timeout=1500, stream=False, log=log,
-                         console=os.path.join(kdir, "console.log"))
+        rc, text = vm.run(kernel, cmd, timeout=1500, stream=False, log=log,
+                          console=os.path.join(kdir, "console.log"))
     c = junit_counts(junit)
     note = f"log: {os.path.relpath(log_path, TOP)}"
     if c is None:
-        print(out[-12000:])
+        out.append(text[-12000:])
         c = (0, 1, 0, 0)
         note = f"no results (vm exit {rc}); " + note
     elif c[1] or rc not in (0, 1):
-        print(out[-12000:])
+        out.append(text[-12000:])
     part(f"vm {kernel} (integration)", *c[:3], secs=time.monotonic() - t0, note=note,
-         xfailed=c[3])
+         xfailed=c[3], out=out)
     try:
-        import json
         with open(os.path.join(kdir, "figures.json")) as f:
             for k, v in json.load(f).items():
-                print(f"   figure {kernel}: {k} = {v}")
+                out.append(f"   figure {kernel}: {k} = {v}")
     except (OSError, ValueError):
         pass
+    return "\n".join(out)
+
+
+def vm_jobs(kernels, jobs):
+    """How many guests run at once: each TCG guest has one vCPU (vm.py) and
+    keeps one host core busy, a KVM guest has two; never more guests than
+    cores, so that a guest's timing is not disturbed by the other."""
+    if jobs:
+        return max(1, min(jobs, len(kernels)))
+    per_vm = 2 if kernels and vm.kvm_usable(kernels[0]) else 1
+    return max(1, min(len(kernels), (os.cpu_count() or 1) // per_vm))
+
+
+def vm_suites(kernels, select, jobs):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+        futs = [ex.submit(vm_suite, k, select) for k in kernels]
+        for f in concurrent.futures.as_completed(futs):
+            print(f.result(), flush=True)
 
 
 def main():
@@ -186,6 +213,8 @@ def main():
     ap.add_argument("--kernels", default="", help="space-separated releases")
     ap.add_argument("--host-only", action="store_true")
     ap.add_argument("-k", dest="select", default="", help="pytest -k expression for the VM suite")
+    ap.add_argument("-j", "--jobs", type=int, default=0,
+                    help="guests at once (default: as many as the cores allow)")
     a = ap.parse_args()
     kernels = a.kernels.split() or vm_kernels()
     t0 = time.monotonic()
@@ -196,10 +225,12 @@ def main():
     host_check()
     host_unit()
     if not a.host_only:
-        for k in kernels:
-            if built:
-                vm_suite(k, a.select)
-            else:
+        if built:
+            jobs = vm_jobs(kernels, a.jobs)
+            print(f"== vm suites: {len(kernels)} kernels, {jobs} at a time", flush=True)
+            vm_suites(kernels, a.select, jobs)
+        else:
+            for k in kernels:
                 part(f"vm {k} (integration)", 0, 1, note="not run: build failed")
     passed = sum(p[1] for p in parts)
     failed = sum(p[2] for p in parts)
