@@ -1,8 +1,8 @@
 """Host tests of `specctl model tp` (userspace/specctl/model_tp.c), the CLI
 view of kernel/include/specnet/tp.h, the header tcp_tp computes with
 (algorithms.md section 3): the prediction of the next interval's
-throughput from aggregated samples on stdin, N = ceil(C / prediction) and
-cwnd = C * RTT / (8 N mss).
+throughput from aggregated samples on stdin, N = round(C / prediction)
+(--flows-round ceil: the paper's ceiling) and cwnd = C * RTT / (8 N mss).
 
 The binary is built once per session into a temporary directory with
 `make -C userspace O=<dir>`. A floating-point LMMSE (the same estimator:
@@ -47,17 +47,18 @@ def tp_json(specctl, samples, *args):
     return j
 
 
-def flows(c, pred):
+def flows(c, pred, ceil=False):
     if pred == 0:
         return 1000000
-    return min(max(-(-c // pred), 1), 1000000)
+    n = -(-c // pred) if ceil else (c + pred // 2) // pred
+    return min(max(n, 1), 1000000)
 
 
 def cwnd(c, rtt_us, n, mss):
     return min(max(c * rtt_us // (8_000_000 * n * mss), 2), 2**32 - 1)
 
 
-def ref_predict(samples, p=19):
+def ref_predict(samples, p=2):
     """LMMSE of the next sample from the last 20, in floating point."""
     w = [float(v) for v in samples[-N_RING:]]
     n = len(w)
@@ -112,13 +113,15 @@ def test_constant_table(specctl):
     assert rows["mean"] == "5000000"
     assert rows["N"] == "2"
     assert rows["cwnd"] == "21"
-    assert out.startswith("TCP-TP prediction (levinson, order 0 of 19): 25 samples")
+    assert out.startswith("TCP-TP prediction (levinson, order 0 of 2): 25 samples")
     assert "constant window" in out
 
 
 @pytest.mark.parametrize("cap, rate, rtt, mss", [
     ("10mbit", "5mbit", "50ms", None),
-    ("10mbit", "3.4mbit", "50ms", None),          # N = ceil(2.94) = 3: cwnd 14
+    ("10mbit", "3.4mbit", "50ms", None),          # N = round(2.94) = 3: cwnd 14
+    ("10mbit", "2.6mbit", "50ms", None),          # N = round(3.85) = 4
+    ("10mbit", "9.9mbit", "50ms", None),          # a lone flow at 0.99 C: N = 1
     ("10mbit", "20mbit", "50ms", None),           # prediction above C: N = 1
     ("1gbit", "100mbit", "20ms", "9000"),
     ("100gbit", "12.5gbit", "100ms", "1448"),
@@ -139,6 +142,16 @@ def test_constant_n_cwnd(specctl, cap, rate, rtt, mss):
     assert j["prediction_bps"] == f
     assert j["n"] == flows(c, f)
     assert j["cwnd"] == cwnd(c, r, j["n"], int(mss or 1448))
+
+
+def test_flows_round_ceil(specctl):
+    """The paper's ceiling counts a lone flow at 0.99 C as two."""
+    base = ["--capacity", "10mbit", "--rtt", "50ms"]
+    assert tp_json(specctl, ["9.9mbit"] * 20, *base)["n"] == 1
+    assert tp_json(specctl, ["9.9mbit"] * 20, *base, "--flows-round", "ceil")["n"] == 2
+    assert tp_json(specctl, ["2.6mbit"] * 20, *base, "--flows-round", "ceil")["n"] == 4
+    assert tp_json(specctl, ["3.1mbit"] * 20, *base, "--flows-round", "ceil")["n"] == 4
+    assert tp_json(specctl, ["3.1mbit"] * 20, *base, "--flows-round", "nearest")["n"] == 3
 
 
 def test_n_cwnd_examples(specctl):
@@ -184,7 +197,7 @@ def test_ar_at_100gbit(specctl):
 def test_lms(specctl):
     s = ar_series([0.8], 200, 5e6, 0.1, 11)
     j = tp_json(specctl, s, "--method", "lms")
-    assert j["method"] == "lms" and j["order"] == 19 and j["ready"]
+    assert j["method"] == "lms" and j["order"] == 2 and j["ready"]
     w = s[-20:]
     assert min(w) - (max(w) - min(w)) <= j["prediction_bps"] <= 2 * max(w)
     # the first full window is the Levinson solve
@@ -279,6 +292,7 @@ def test_bad_sample(specctl, bad, reason):
     (BASE + ["--method", "rls"], "invalid --method 'rls': must be levinson or lms"),
     (BASE + ["--order", "0"], "invalid --order '0': must be 1..19"),
     (BASE + ["--order", "20"], "invalid --order '20': must be 1..19"),
+    (BASE + ["--flows-round", "floor"], "invalid --flows-round 'floor': must be nearest or ceil"),
     (BASE + ["--bogus"], "unknown option '--bogus'"),
     (BASE + ["--rtt"], "option '--rtt' needs a value"),
     (BASE + ["samples.txt"], "unexpected argument 'samples.txt'"),

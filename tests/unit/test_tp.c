@@ -563,6 +563,7 @@ static void test_degenerate(void)
 
 	for (m = 0; m < 2; m++) {
 		tp_params_default(&prm);
+		prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 		prm.method = (u8)m;
 
 		/* not ready before n samples */
@@ -649,6 +650,7 @@ static void test_extremes(void)
 
 	for (m = 0; m < 2; m++) {
 		tp_params_default(&prm);
+		prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 		prm.method = (u8)m;
 		tp_state_init(&st);
 		for (n = 0; n < 6000; n++) {
@@ -691,6 +693,7 @@ static void test_extremes(void)
 
 	/* a ramp (non-stationary), tiny deviations on a high rate, alternation */
 	tp_params_default(&prm);
+	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 	for (i = 0; i < TP_N; i++)
 		v[i] = 1000000 + 100000ULL * i;
 	push_all(&st, &prm, v, TP_N);
@@ -730,6 +733,7 @@ static void test_symmetry(void)
 	const u64 mid = 5000000;
 
 	tp_params_default(&prm);
+	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 	make_rates(rates, FGN, 5e6, 0.1);
 	tp_state_init(&a);
 	tp_state_init(&b);
@@ -798,6 +802,7 @@ static void test_guards(void)
 
 	/* sinusoids (period 5 to 12): nearly perfectly predictable windows */
 	tp_params_default(&prm);
+	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 	for (i = 5; i <= 12; i++) {
 		tp_state_init(&st);
 		for (t = 0; t < 200; t++) {
@@ -831,6 +836,7 @@ static void test_sampler(void)
 	unsigned int i, nm = 0, bad = 0;
 
 	tp_params_default(&prm);
+	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 	CHECK(sizeof(struct tp_sampler) <= 104, "sampler %zu bytes", sizeof(struct tp_sampler));
 
 	/* 1250 bytes per ms: 10 Mbit/s exactly, one sample per ACK */
@@ -915,6 +921,15 @@ static void test_flows_cwnd(void)
 	CHECK(tp_flows(10000000, 20000000) == 1, "pred > C");
 	CHECK(tp_flows(0, 5000000) == 1, "C 0");
 	CHECK(tp_flows(TP_RATE_MAX, 1) == TP_MAX_FLOWS, "saturate");
+	CHECK(tp_flows_nearest(10000000, 3400000) == 3, "round(10/3.4)");
+	CHECK(tp_flows_nearest(10000000, 2600000) == 4, "round(10/2.6)");
+	CHECK(tp_flows_nearest(10000000, 4000000) == 3, "round(2.5) = 3");
+	CHECK(tp_flows_nearest(10000000, 9900000) == 1, "lone flow at 0.99 C");
+	CHECK(tp_flows(10000000, 9900000) == 2, "ceil: lone flow at 0.99 C");
+	CHECK(tp_flows_nearest(10000000, 20000000) == 1, "pred > C");
+	CHECK(tp_flows_nearest(0, 5000000) == 1, "C 0");
+	CHECK(tp_flows_nearest(10000000, 0) == TP_MAX_FLOWS, "pred 0");
+	CHECK(tp_flows_nearest(TP_RATE_MAX, 1) == TP_MAX_FLOWS, "saturate");
 	/* 1e7 * 0.05 / (3 * 8 * 1448) = 14.39 */
 	CHECK(tp_cwnd(10000000, 50000, 3, 1448) == 14, "cwnd %u",
 	      tp_cwnd(10000000, 50000, 3, 1448));
@@ -940,10 +955,40 @@ static void test_flows_cwnd(void)
 			want = TP_MAX_FLOWS;
 		}
 		bad_n += n != want;
+		n = tp_flows_nearest(c, p);
+		if (p) {
+			want = (u64)((c + (u128)(p / 2)) / p);
+			want = want < 1 ? 1 : want > TP_MAX_FLOWS ? TP_MAX_FLOWS : want;
+		} else {
+			want = TP_MAX_FLOWS;
+		}
+		bad_n += n != want;
+		n = tp_flows(c, p);
 		w = tp_cwnd(c, rtt, n, mss);
 		want = (u64)((u128)c * rtt / ((u128)8000000 * n * mss));
 		want = want < 2 ? 2 : want > U32_MAX ? U32_MAX : want;
 		bad_w += w != want;
+	}
+	CHECK(tp_cwnd_cell_top(10000000, 50000, 1, 1448) == tp_cwnd(10000000, 50000, 1, 1448),
+	      "cell top N 1");
+	/* 1e7 * 0.05 / (4e6 * 3 * 1448) = 28.78: the window of N = 1.5 */
+	CHECK(tp_cwnd_cell_top(10000000, 50000, 2, 1448) == 28, "cell top N 2: %u",
+	      tp_cwnd_cell_top(10000000, 50000, 2, 1448));
+	CHECK(tp_cwnd_cell_top(10000000, 50000, 2, 0) == TP_MIN_CWND, "cell top mss 0");
+	CHECK(tp_cwnd_cell_top(TP_RATE_MAX, TP_MAX_RTT_US, 2, 1) == U32_MAX, "cell top saturates");
+	for (i = 0; i < 200000; i++) {
+		c = rnd64() % (TP_RATE_MAX + 1);
+		rtt = (u32)(rnd64() % (TP_MAX_RTT_US + 1));
+		mss = 1 + (u32)(rnd64() % TP_MAX_MSS);
+		n = (u32)(rnd64() % (i & 1 ? TP_MAX_FLOWS + 1 : 20));
+		w = tp_cwnd_cell_top(c, rtt, n, mss);
+		if (n <= 1)
+			want = tp_cwnd(c, rtt, n, mss);
+		else
+			want = (u64)((u128)c * rtt / ((u128)4000000 * (2 * n - 1) * mss));
+		want = want < 2 ? 2 : want > U32_MAX ? U32_MAX : want;
+		bad_w += w != want;
+		bad_w += w < tp_cwnd(c, rtt, n, mss);	/* the top is above the floor */
 	}
 	CHECK(bad_n == 0, "N: %u wrong", bad_n);
 	CHECK(bad_w == 0, "cwnd: %u wrong", bad_w);
@@ -955,7 +1000,7 @@ static void test_params(void)
 
 	tp_params_default(&p);
 	CHECK(tp_check_params(&p) == 0, "defaults");
-	CHECK(p.order == 19 && p.method == TP_METHOD_LEVINSON && p.mu_shift == 4 &&
+	CHECK(p.order == TP_ORDER_DEFAULT && TP_ORDER_DEFAULT == 2 && p.method == TP_METHOD_LEVINSON && p.mu_shift == 4 &&
 	      p.ewma_shift == 2, "defaults");
 	p.order = 0;
 	CHECK(tp_check_params(&p) == -EINVAL, "order 0");

@@ -36,7 +36,7 @@
 #define LINE_MAX_LEN	256	/* characters per line, newline included */
 
 enum {
-	OPT_CAPACITY = 256, OPT_RTT, OPT_MSS, OPT_METHOD, OPT_ORDER, OPT_JSON,
+	OPT_CAPACITY = 256, OPT_RTT, OPT_MSS, OPT_METHOD, OPT_ORDER, OPT_ROUND, OPT_JSON,
 };
 
 static const struct option tp_options[] = {
@@ -45,6 +45,7 @@ static const struct option tp_options[] = {
 	{ "mss",	required_argument, NULL, OPT_MSS },
 	{ "method",	required_argument, NULL, OPT_METHOD },
 	{ "order",	required_argument, NULL, OPT_ORDER },
+	{ "flows-round", required_argument, NULL, OPT_ROUND },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -54,10 +55,11 @@ void specctl_model_tp_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: specctl model tp --capacity RATE --rtt TIME [--mss BYTES]\n"
-		"                        [--method levinson|lms] [--order P] [--json] < samples\n"
+		"                        [--method levinson|lms] [--order P]\n"
+		"                        [--flows-round nearest|ceil] [--json] < samples\n"
 		"\n"
 		"TCP-TP: the LMMSE prediction of the next interval's throughput from\n"
-		"the last %u aggregated samples, N = ceil(C / prediction) competing\n"
+		"the last %u aggregated samples, N = C / prediction competing\n"
 		"flows and the window cwnd = C * RTT / N the module sets in congestion\n"
 		"avoidance (in packets of --mss, rounded down, at least %u).\n"
 		"\n"
@@ -68,6 +70,9 @@ void specctl_model_tp_usage(FILE *f)
 		"  --method M         levinson (default: solve per interval) or lms\n"
 		"                     (normalized LMS, step 1/16, from the first solve)\n"
 		"  --order P          predictor order, 1..%u (default %u)\n"
+		"  --flows-round R    N rounded to the nearest integer (default, as the\n"
+		"                     module) or up: ceil (the paper's; module\n"
+		"                     parameter flows_round)\n"
 		"  --json             one JSON line: prediction_bps, n, cwnd, samples,\n"
 		"                     mean_bps, order, method, flags (null values and\n"
 		"                     \"ready\":false with fewer than %u samples)\n"
@@ -78,7 +83,7 @@ void specctl_model_tp_usage(FILE *f)
 		"%u samples there is no prediction (the module behaves as Reno): exit 0.\n"
 		"\n"
 		"Bad input: one 'specctl: <reason>' line on stderr, exit status 2.\n",
-		TP_N, TP_MIN_CWND, TP_MAX_MSS, TP_DEFAULT_MSS, TP_ORDER_MAX, TP_ORDER_MAX,
+		TP_N, TP_MIN_CWND, TP_MAX_MSS, TP_DEFAULT_MSS, TP_ORDER_MAX, TP_ORDER_DEFAULT,
 		TP_N, TP_N);
 }
 
@@ -177,7 +182,7 @@ int specctl_model_tp(int argc, char **argv)
 	uint32_t rtt = 0, mss = TP_DEFAULT_MSS, order, flows, cwnd;
 	unsigned long samples;
 	const char *why, *note, *method = "levinson";
-	bool json = false;
+	bool json = false, ceil_n = false;
 	int c;
 
 	tp_params_default(&p);
@@ -222,6 +227,12 @@ int specctl_model_tp(int argc, char **argv)
 				bad_value("order", optarg, "must be 1..19");
 			p.order = (uint8_t)order;
 			break;
+		case OPT_ROUND:
+			if (!strcmp(optarg, "nearest") || !strcmp(optarg, "ceil"))
+				ceil_n = !strcmp(optarg, "ceil");
+			else
+				bad_value("flows-round", optarg, "must be nearest or ceil");
+			break;
 		case OPT_JSON:
 			json = true;
 			break;
@@ -258,7 +269,8 @@ int specctl_model_tp(int argc, char **argv)
 			       samples, TP_N, TP_N);
 		return 0;
 	}
-	flows = tp_flows(capacity, tp_prediction(&st));
+	flows = ceil_n ? tp_flows(capacity, tp_prediction(&st)) :
+			 tp_flows_nearest(capacity, tp_prediction(&st));
 	cwnd = tp_cwnd(capacity, rtt, flows, mss);
 	if (json) {
 		printf("{\"prediction_bps\":%llu,\"n\":%u,\"cwnd\":%u,\"samples\":%lu,"
@@ -274,8 +286,8 @@ int specctl_model_tp(int argc, char **argv)
 	printf("  %-10s %14llu bit/s    next interval\n", "prediction",
 	       (unsigned long long)tp_prediction(&st));
 	printf("  %-10s %14llu bit/s    of the window\n", "mean", (unsigned long long)st.mean);
-	printf("  %-10s %14u          ceil(C / prediction), C = %llu bit/s\n", "N", flows,
-	       (unsigned long long)capacity);
+	printf("  %-10s %14u          %s(C / prediction), C = %llu bit/s\n", "N", flows,
+	       ceil_n ? "ceil" : "round", (unsigned long long)capacity);
 	printf("  %-10s %14u packets  C * RTT / (8 N mss), RTT = %u us, mss = %u bytes\n",
 	       "cwnd", cwnd, rtt, mss);
 	note = flag_note(st.flags);

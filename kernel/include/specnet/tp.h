@@ -30,7 +30,9 @@
  *              w_i <- w_i + mu_l e u_i / (eps + sum_j u_j^2),
  *              eps = (1/n) sum_t x(t)^2,  mu_l = 2^-mu_shift (1/16);
  *              prediction as above with w for a
- *   flows      N = ceil(C / prediction), in [1, TP_MAX_FLOWS]
+ *   flows      N = ceil(C / prediction) (the paper's), or the nearest
+ *              integer (tp_flows_nearest(), the module's default), in
+ *              [1, TP_MAX_FLOWS]
  *   window     cwnd = floor(C RTT / (8 N mss)) packets, in [2, U32_MAX];
  *              the module then applies min(cwnd, snd_cwnd_clamp)
  *
@@ -68,9 +70,14 @@
  *  scratch x[] and r[] live in struct tp_state.
  *
  * Choices we made (where algorithms.md is silent):
- *  - order p = n - 1 = 19 by default (1..19 selectable): R(0..n-1) can be
- *    estimated from n samples, so Yule-Walker gives a_1..a_{n-1}; the
- *    doc's a_n would need R(n), an empty sum. a_i multiplies lag i.
+ *  - order p: 1..n - 1 = 19 (R(0..n-1) can be estimated from n samples,
+ *    so Yule-Walker gives at most a_1..a_{n-1}; the doc's a_n would need
+ *    R(n), an empty sum; a_i multiplies lag i). Default 2: on 20-sample
+ *    windows of AR(1), AR(2) and fGn (H = 0.75) series, orders 1-2 give the
+ *    lowest one-step error and 19 the highest (it fits the window's noise;
+ *    tests/unit/test_tp.c prints the table: rms error / the mean's, AR(1)
+ *    0.68 p=1, 0.70 p=2, 0.82 p=19; AR(2) 0.74, 0.73, 0.85; fGn 0.96,
+ *    0.97, 1.00). p = 2 is the lowest order that can follow AR(2).
  *  - Levinson stops at the last good order m - 1 (flags say why) when:
  *    |k| >= 1 (TP_F_UNSTABLE), E < 2^-10 (TP_F_SMALL_E: the window is
  *    already predicted within 0.1% of its variance, further orders would
@@ -130,6 +137,7 @@
 
 #define TP_N			20	/* ring: the last n aggregated samples */
 #define TP_ORDER_MAX		(TP_N - 1)	/* p: predictor order */
+#define TP_ORDER_DEFAULT	2
 #define TP_Q			24	/* r, k, E, a, w: Q24 */
 #define TP_ONE			((s64)BIT_ULL(TP_Q))
 #define TP_COEF_MAX		((s64)BIT_ULL(TP_Q + 12))	/* |a| < 4096 */
@@ -264,7 +272,7 @@ static inline s64 tp_mulq(s64 a, s64 b)
 static inline void tp_params_default(struct tp_params *p)
 {
 	p->method = TP_METHOD_LEVINSON;
-	p->order = TP_ORDER_MAX;
+	p->order = TP_ORDER_DEFAULT;
 	p->ewma_shift = TP_EWMA_SHIFT_DEFAULT;
 	p->mu_shift = TP_MU_SHIFT_DEFAULT;
 }
@@ -623,6 +631,27 @@ static inline int tp_push(struct tp_state *st, const struct tp_params *p, u64 fm
 	return 0;
 }
 
+/*
+ * N = round(C / pred), halves up, in [1, TP_MAX_FLOWS]; pred 0 gives
+ * TP_MAX_FLOWS. The ceiling (tp_flows()) counts one flow too many whenever
+ * the flows fill the link to any less than C: a lone flow that measures
+ * 0.99 C (headers, sampling noise) gets N = 2 and half the link, and the
+ * next prediction, of its own halved throughput, keeps it there; N flows
+ * that each measure a hair under C / N compute N + 1. Rounding to the
+ * nearest leaves noise below 1 / (2 N) of C / N without effect, either way.
+ */
+static inline u32 tp_flows_nearest(u64 capacity_bps, u64 pred_bps)
+{
+	u64 n;
+
+	if (!pred_bps)
+		return TP_MAX_FLOWS;
+	/* C, pred <= TP_RATE_MAX < 2^38: no overflow */
+	n = tp_div64(min_t(u64, capacity_bps, TP_RATE_MAX) + (pred_bps >> 1),
+		     pred_bps);
+	return (u32)min_t(u64, max_t(u64, n, 1), TP_MAX_FLOWS);
+}
+
 /* N = ceil(C / pred) in [1, TP_MAX_FLOWS]; pred 0 gives TP_MAX_FLOWS. */
 static inline u32 tp_flows(u64 capacity_bps, u64 pred_bps)
 {
@@ -653,6 +682,26 @@ static inline u32 tp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
 	mss = min_t(u32, mss, TP_MAX_MSS);
 	/* C rtt < 2^62; 8e6 N mss < 2^59 */
 	w = tp_div64(c * rtt, 8 * TP_USEC_PER_SEC * n * mss);
+	return (u32)min_t(u64, max_t(u64, w, TP_MIN_CWND), U32_MAX);
+}
+
+/*
+ * The top of N's rounding cell: floor(C rtt / (8 (N - 1/2) mss)) =
+ * floor(C rtt / (4 (2N - 1) mss)) packets for N >= 2, the window at which
+ * the measured throughput would round to N - 1; for N <= 1, tp_cwnd(). Same
+ * clamps as tp_cwnd() (4e6 (2N - 1) mss < 2^22 2^21 2^16 = 2^59).
+ */
+static inline u32 tp_cwnd_cell_top(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
+{
+	u64 c = min_t(u64, capacity_bps, TP_RATE_MAX);
+	u64 rtt = min_t(u32, rtt_us, TP_MAX_RTT_US);
+	u64 n = min_t(u32, flows, TP_MAX_FLOWS);
+	u64 w;
+
+	if (n <= 1 || !mss)
+		return tp_cwnd(capacity_bps, rtt_us, flows, mss);
+	mss = min_t(u32, mss, TP_MAX_MSS);
+	w = tp_div64(c * rtt, 4 * TP_USEC_PER_SEC * (2 * n - 1) * mss);
 	return (u32)min_t(u64, max_t(u64, w, TP_MIN_CWND), U32_MAX);
 }
 
