@@ -30,8 +30,8 @@ else
 endif
 
 # The module sources copied (as symlinks) into each kernel's output tree.
-MODSRC   := Kbuild kernel tcp_spec tcp_cpecn sch_redopt
-MODULES  := tcp_spec tcp_cpecn sch_redopt
+MODSRC   := Kbuild kernel tcp_spec tcp_cpecn tcp_tp sch_redopt
+MODULES  := tcp_spec tcp_cpecn tcp_tp sch_redopt
 SRC_SUB  ?= src
 EXTRA    ?=
 

@@ -62,6 +62,14 @@ def cpecn():
     lab.unload_module("tcp_cpecn")
 
 
+@pytest.fixture
+def tp():
+    """tcp_tp loaded fresh with default parameters; unloaded afterwards."""
+    lab.load_module("tcp_tp")
+    yield "tp"
+    lab.unload_module("tcp_tp")
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_namespaces():
     before = set(lab.sh("ip netns list").split())

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP-TP (tcp_tp): TCP with traffic prediction.
+ *
+ * The throughput a flow attains over self-similar (long-range dependent)
+ * cross traffic is predictable over a few RTTs. TCP-TP predicts it with an
+ * LMMSE predictor, turns the prediction into the number of flows that
+ * share the bottleneck, and sets the window to that share of the
+ * bandwidth-delay product, instead of probing for it by additive increase
+ * until a loss. The maths lives in kernel/include/specnet/tp.h (shared with
+ * `specctl model tp`); this file glues it to tcp_congestion_ops.
+ *
+ * Model (shared/docs/algorithms.md section 3; tp.h has the equations):
+ *   every ACK      bytes newly acked (tp->bytes_acked) feed the sampler:
+ *                  one EWMA sample f per sampling period (srtt / 4, at
+ *                  least 1 ms), aggregated into intervals of interval_rtts
+ *                  srtt; each interval's mean goes into the ring of n = 20
+ *                  and, once the ring is full, the predictor makes the
+ *                  prediction of the next interval (counted: predictions)
+ *   cong. avoid.   on a positive ACK (not in slow start, cwnd-limited):
+ *                  N = C / prediction rounded to the nearest integer
+ *                  (flows_round=ceil: up, as the paper); Reno's additive
+ *                  increase, then cwnd held in N's rounding cell:
+ *                  C RTT / (8 N mss) <= cwnd <= C RTT / (8 (N - 1/2) mss)
+ *                  (N = 1: exactly C RTT / (8 mss)), in [2, snd_cwnd_clamp]
+ *                  (counted: window_up / window_down when the cell moves
+ *                  cwnd); Reno until the ring is full (counted:
+ *                  reno_fallbacks, per ACK)
+ *   slow start, loss, ECN: Reno's (tcp_slow_start, ssthresh = cwnd / 2)
+ *
+ * Parameters (module parameters; validated, refused with a reason in
+ * dmesg; read by each connection when it starts, except capacity_kbps and
+ * rtt, which apply from the next ACK):
+ *   capacity_kbps  C, the bottleneck capacity, kbit/s, 1..200000000; 0
+ *                  (default): estimated per connection as the largest
+ *                  sampled throughput f of the last n intervals (a
+ *                  windowed max, lib/win_minmax) -- the throughput this
+ *                  flow has shown it can attain
+ *   rtt            min (default) | srtt: the RTT in C RTT / N. min uses
+ *                  the stack's windowed minimum (tcp_min_rtt()), so the N
+ *                  flows together fill the pipe and no more: no standing
+ *                  queue. srtt includes the queue, so the window keeps it.
+ *                  The benchmark (tests/bench/tp_rtt.sh) shows both.
+ *   method         levinson (default, LMMSE solved per interval) | lms
+ *   order          predictor order p, 1..19 (default 2, see tp.h)
+ *   ewma_shift     sampler weight a = 2^-ewma_shift, 0..8 (default 2)
+ *   mu_shift       NLMS step 2^-mu_shift, 0..16 (default 4)
+ *   interval_rtts  aggregation interval tau in srtt, 1..16 (default 2)
+ *   flows_round    nearest (default) | ceil: how C / prediction becomes N
+ *
+ * Per socket, for users: `ss -ti` shows, through the BBR info layout that
+ * ss decodes (INET_DIAG_BBRINFO):
+ *   bbr:(bw:<prediction>,mrtt:<RTT used, ms>,pacing_gain:<N>,
+ *        cwnd_gain:<intervals in the ring, 20 = predicting>)
+ * (ss prints gains divided by 256; we put N and the count in units of 256).
+ *
+ * Counters per network namespace: /proc/net/tcp_tp (predictions,
+ * window_up, window_down, reno_fallbacks, no_memory), per-CPU.
+ *
+ * Choices where algorithms.md is silent:
+ *  - N is rounded to the nearest integer by default, not up as in the
+ *    paper: with the ceiling, a flow that fills its share to any less
+ *    than 100% (headers, sampling noise) counts one flow too many, sets
+ *    the window to the smaller share, measures that, and stays there (a
+ *    lone flow on an idle link would take half of it). See
+ *    tp_flows_nearest() in tp.h.
+ *  - throughput is measured at the IP layer (payload scaled by
+ *    (mss + TCP and IP headers) / mss), as link capacities are quoted.
+ *  - the window moves within N's rounding cell rather than sitting on
+ *    C RTT / N: a flow held exactly at its share can never measure more
+ *    (its throughput is its window over the RTT), so N could only grow:
+ *    in the VM, over self-similar background, it fell from N = 1 to 2
+ *    and stayed there after the background had gone (0.65x Reno's
+ *    goodput). Additive increase inside the cell lets it reach the
+ *    throughput that rounds to N - 1 when the capacity is there; when it
+ *    is not, the extra is at most C RTT / (2N - 1) / N per flow of queue.
+ *  - the predictor state (496 bytes) does not fit in icsk_ca_priv: it is
+ *    allocated per connection (GFP_NOWAIT, as tcp_cdg does, since init may
+ *    run in softirq); without memory the connection is Reno (no_memory).
+ *  - sampling is time based; after an idle period (CA_EVENT_TX_START) the
+ *    partial sample and interval are dropped, so idle time does not read as
+ *    low throughput. The ring is kept.
+ *  - when the window set is below ssthresh, ssthresh follows it down:
+ *    otherwise the next ACK would be in slow start again and undo it.
+ *  - the window is set only while cwnd-limited (as Reno grows only then):
+ *    an application-limited flow's throughput says nothing of its share.
+ *
+ * Paper: TCP-TP, congestion control with LMMSE traffic prediction over
+ * self-similar traffic; shared/docs/algorithms.md section 3 records our
+ * reading.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inet_diag.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/win_minmax.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/tcp.h>
+
+#include "compat.h"
+#include <specnet/tp.h>
+
+/* ---- parameters -------------------------------------------------------- */
+
+#define TP_CAPACITY_KBPS_MAX	((u32)(TP_RATE_MAX / 1000))
+#define TP_INTERVAL_RTTS_MAX	16
+#define TP_INTERVAL_RTTS_DEFAULT 2
+#define TP_SAMPLE_MIN_US	1000	/* sampling period: max(srtt / 4, 1 ms) */
+
+enum tp_rtt_choice {
+	TP_RTT_MIN,
+	TP_RTT_SRTT,
+	TP_RTT_CHOICES
+};
+
+static const char * const tp_rtt_names[TP_RTT_CHOICES] = {
+	[TP_RTT_MIN]	= "min",
+	[TP_RTT_SRTT]	= "srtt",
+};
+
+enum tp_round {
+	TP_ROUND_NEAREST,
+	TP_ROUND_CEIL,
+	TP_ROUNDS
+};
+
+static const char * const tp_round_names[TP_ROUNDS] = {
+	[TP_ROUND_NEAREST]	= "nearest",
+	[TP_ROUND_CEIL]		= "ceil",
+};
+
+static const char * const tp_method_names[] = {
+	[TP_METHOD_LEVINSON]	= "levinson",
+	[TP_METHOD_LMS]		= "lms",
+};
+
+static unsigned int tp_capacity_kbps;
+static unsigned int tp_rtt_choice = TP_RTT_MIN;
+static unsigned int tp_round = TP_ROUND_NEAREST;
+static unsigned int tp_method = TP_METHOD_LEVINSON;
+static unsigned int tp_order = TP_ORDER_DEFAULT;
+static unsigned int tp_ewma_shift = TP_EWMA_SHIFT_DEFAULT;
+static unsigned int tp_mu_shift = TP_MU_SHIFT_DEFAULT;
+static unsigned int tp_interval_rtts = TP_INTERVAL_RTTS_DEFAULT;
+
+/* Writers of the predictor parameters, checked together by tp_check_params() */
+static DEFINE_MUTEX(tp_param_lock);
+
+static void tp_params_read(struct tp_params *p)
+{
+	p->method = READ_ONCE(tp_method);
+	p->order = READ_ONCE(tp_order);
+	p->ewma_shift = READ_ONCE(tp_ewma_shift);
+	p->mu_shift = READ_ONCE(tp_mu_shift);
+}
+
+/* A numeric parameter with its range, for one setter and its message. */
+struct tp_uint_param {
+	unsigned int *val;
+	unsigned int min, max;
+	const char *unit;
+};
+
+static int tp_param_set_uint(const char *val, const struct kernel_param *kp)
+{
+	const struct tp_uint_param *d = kp->arg;
+	struct tp_params p;
+	unsigned int v, old;
+	int ret;
+
+	ret = kstrtouint(val, 0, &v);
+	if (ret || v < d->min || v > d->max) {
+		pr_err("%s: '%s' refused: must be %u..%u (%s)\n", kp->name,
+		       strim((char *)val), d->min, d->max, d->unit);
+		return -EINVAL;
+	}
+	mutex_lock(&tp_param_lock);
+	old = *d->val;
+	WRITE_ONCE(*d->val, v);
+	tp_params_read(&p);
+	ret = tp_check_params(&p);
+	if (ret) {
+		/* the ranges above are tp_check_params()'s: not reached */
+		WRITE_ONCE(*d->val, old);
+		pr_err("%s: '%s' refused by the predictor\n", kp->name,
+		       strim((char *)val));
+	}
+	mutex_unlock(&tp_param_lock);
+	return ret;
+}
+
+static int tp_param_get_uint(char *buf, const struct kernel_param *kp)
+{
+	const struct tp_uint_param *d = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*d->val));
+}
+
+static const struct kernel_param_ops tp_uint_ops = {
+	.set = tp_param_set_uint,
+	.get = tp_param_get_uint,
+};
+
+static struct tp_uint_param tp_param_capacity_kbps = {
+	&tp_capacity_kbps, 0, TP_CAPACITY_KBPS_MAX, "kbit/s, 0 = estimate"
+};
+module_param_cb(capacity_kbps, &tp_uint_ops, &tp_param_capacity_kbps, 0644);
+MODULE_PARM_DESC(capacity_kbps, "bottleneck capacity C in kbit/s (1..200000000); 0 = estimate per connection (default)");
+
+static struct tp_uint_param tp_param_order = {
+	&tp_order, 1, TP_ORDER_MAX, "predictor order"
+};
+module_param_cb(order, &tp_uint_ops, &tp_param_order, 0644);
+MODULE_PARM_DESC(order, "predictor order p (1..19, default 2)");
+
+static struct tp_uint_param tp_param_ewma_shift = {
+	&tp_ewma_shift, 0, TP_EWMA_SHIFT_MAX, "sampler EWMA weight 2^-ewma_shift"
+};
+module_param_cb(ewma_shift, &tp_uint_ops, &tp_param_ewma_shift, 0644);
+MODULE_PARM_DESC(ewma_shift, "throughput sampler EWMA weight 2^-ewma_shift (0..8, default 2)");
+
+static struct tp_uint_param tp_param_mu_shift = {
+	&tp_mu_shift, 0, TP_MU_SHIFT_MAX, "NLMS step 2^-mu_shift"
+};
+module_param_cb(mu_shift, &tp_uint_ops, &tp_param_mu_shift, 0644);
+MODULE_PARM_DESC(mu_shift, "NLMS step 2^-mu_shift for method=lms (0..16, default 4)");
+
+static struct tp_uint_param tp_param_interval_rtts = {
+	&tp_interval_rtts, 1, TP_INTERVAL_RTTS_MAX, "aggregation interval in srtt"
+};
+module_param_cb(interval_rtts, &tp_uint_ops, &tp_param_interval_rtts, 0644);
+MODULE_PARM_DESC(interval_rtts, "aggregation interval in smoothed RTTs (1..16, default 2)");
+
+/* Parameters chosen by name: rtt and method. */
+struct tp_enum_param {
+	unsigned int *val;
+	const char * const *names;
+	unsigned int n;
+	const char *choices;
+};
+
+static int tp_param_set_enum(const char *val, const struct kernel_param *kp)
+{
+	const struct tp_enum_param *d = kp->arg;
+	int i = __sysfs_match_string(d->names, d->n, val);
+
+	if (i < 0) {
+		pr_err("%s: '%s' unknown (%s)\n", kp->name, strim((char *)val),
+		       d->choices);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*d->val, i);
+	return 0;
+}
+
+static int tp_param_get_enum(char *buf, const struct kernel_param *kp)
+{
+	const struct tp_enum_param *d = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", d->names[READ_ONCE(*d->val)]);
+}
+
+static const struct kernel_param_ops tp_enum_ops = {
+	.set = tp_param_set_enum,
+	.get = tp_param_get_enum,
+};
+
+static struct tp_enum_param tp_param_rtt = {
+	&tp_rtt_choice, tp_rtt_names, ARRAY_SIZE(tp_rtt_names), "min | srtt"
+};
+module_param_cb(rtt, &tp_enum_ops, &tp_param_rtt, 0644);
+MODULE_PARM_DESC(rtt, "RTT in cwnd = C RTT / N: min (windowed minimum, default) or srtt");
+
+static struct tp_enum_param tp_param_flows_round = {
+	&tp_round, tp_round_names, ARRAY_SIZE(tp_round_names), "nearest | ceil"
+};
+module_param_cb(flows_round, &tp_enum_ops, &tp_param_flows_round, 0644);
+MODULE_PARM_DESC(flows_round, "N = C / prediction rounded to the nearest integer (default) or up (ceil, the paper's)");
+
+static struct tp_enum_param tp_param_method = {
+	&tp_method, tp_method_names, ARRAY_SIZE(tp_method_names), "levinson | lms"
+};
+module_param_cb(method, &tp_enum_ops, &tp_param_method, 0644);
+MODULE_PARM_DESC(method, "predictor: levinson (LMMSE, default) or lms (normalized LMS)");
+
+/* ---- per-netns counters ----------------------------------------------- */
+
+enum tp_counter {
+	TP_CNT_PREDICTIONS,	/* predictions made (one per full interval) */
+	TP_CNT_UP,		/* ACKs on which TP raised cwnd */
+	TP_CNT_DOWN,		/* ... lowered it */
+	TP_CNT_RENO,		/* CA ACKs run as Reno: fewer than n intervals */
+	TP_CNT_NOMEM,		/* connections without predictor memory */
+	TP_CNT_MAX
+};
+
+static const char * const tp_counter_names[TP_CNT_MAX] = {
+	[TP_CNT_PREDICTIONS]	= "predictions",
+	[TP_CNT_UP]		= "window_up",
+	[TP_CNT_DOWN]		= "window_down",
+	[TP_CNT_RENO]		= "reno_fallbacks",
+	[TP_CNT_NOMEM]		= "no_memory",
+};
+
+struct tp_mib {
+	unsigned long cnt[TP_CNT_MAX];
+};
+
+struct tp_net {
+	struct tp_mib __percpu *mib;
+};
+
+static unsigned int tp_net_id __read_mostly;
+
+static void tp_count(const struct sock *sk, enum tp_counter c)
+{
+	struct tp_net *tn = net_generic(sock_net(sk), tp_net_id);
+
+	this_cpu_inc(tn->mib->cnt[c]);
+}
+
+static int tp_stat_show(struct seq_file *seq, void *v)
+{
+	struct tp_net *tn = net_generic(seq_file_single_net(seq), tp_net_id);
+	unsigned long sum[TP_CNT_MAX] = {};
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct tp_mib *m = per_cpu_ptr(tn->mib, cpu);
+
+		for (i = 0; i < TP_CNT_MAX; i++)
+			sum[i] += READ_ONCE(m->cnt[i]);
+	}
+	for (i = 0; i < TP_CNT_MAX; i++)
+		seq_printf(seq, "%s %lu\n", tp_counter_names[i], sum[i]);
+	return 0;
+}
+
+static int __net_init tp_net_init(struct net *net)
+{
+	struct tp_net *tn = net_generic(net, tp_net_id);
+
+	tn->mib = alloc_percpu(struct tp_mib);
+	if (!tn->mib)
+		return -ENOMEM;
+	if (!proc_create_net_single("tcp_tp", 0444, net->proc_net,
+				    tp_stat_show, NULL)) {
+		free_percpu(tn->mib);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __net_exit tp_net_exit(struct net *net)
+{
+	struct tp_net *tn = net_generic(net, tp_net_id);
+
+	remove_proc_entry("tcp_tp", net->proc_net);
+	free_percpu(tn->mib);
+}
+
+static struct pernet_operations tp_net_ops = {
+	.init = tp_net_init,
+	.exit = tp_net_exit,
+	.id   = &tp_net_id,
+	.size = sizeof(struct tp_net),
+};
+
+/* ---- per-socket state -------------------------------------------------- */
+
+struct tp_ca {
+	struct tp_sampler smp;	/* sampling and aggregation (40 bytes) */
+	struct tp_state *st;	/* ring and predictor, NULL: Reno */
+	struct minmax cmax;	/* capacity estimate: max f, bit/s >> 10 */
+	u64 bytes_acked;	/* tp->bytes_acked at the last ACK */
+	struct tp_params p;	/* read at connection start */
+	u32 flows;		/* N of the last window set, 0: none yet */
+	u32 rtt_us;		/* RTT of the last window set */
+	u32 hold_until_us;	/* no floor before: a decrease stands */
+	u8 interval_rtts;	/* read at connection start */
+	u8 holding;		/* hold_until_us is in force */
+};
+
+/* minmax holds u32: rates in units of 1024 bit/s (up to 4.4 Tbit/s) */
+#define TP_CMAX_SHIFT	10
+
+static u32 tp_srtt_us(const struct tcp_sock *tp)
+{
+	return max_t(u32, tp->srtt_us >> 3, 1);
+}
+
+static void tp_init(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct tp_ca *ca = inet_csk_ca(sk);
+
+	memset(ca, 0, sizeof(*ca));
+	tp_params_read(&ca->p);
+	ca->interval_rtts = READ_ONCE(tp_interval_rtts);
+	tp_sampler_init(&ca->smp, (u32)tp->tcp_mstamp);
+	ca->bytes_acked = tp->bytes_acked;
+	/* listeners and closed sockets take no ACKs of data */
+	if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE)
+		return;
+	ca->st = kmalloc(sizeof(*ca->st), GFP_NOWAIT | __GFP_NOWARN);
+	if (!ca->st) {
+		tp_count(sk, TP_CNT_NOMEM);
+		return;
+	}
+	tp_state_init(ca->st);
+}
+
+static void tp_release(struct sock *sk)
+{
+	struct tp_ca *ca = inet_csk_ca(sk);
+
+	kfree(ca->st);
+	ca->st = NULL;
+}
+
+/* C in bit/s: the parameter, or this connection's windowed max of f. */
+static u64 tp_capacity(const struct tp_ca *ca)
+{
+	u32 kbps = READ_ONCE(tp_capacity_kbps);
+
+	if (kbps)
+		return (u64)kbps * 1000;
+	return (u64)minmax_get(&ca->cmax) << TP_CMAX_SHIFT;
+}
+
+static void tp_in_ack_event(struct sock *sk, u32 flags)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct tp_ca *ca = inet_csk_ca(sk);
+	u32 now = (u32)tp->tcp_mstamp;
+	u32 srtt = tp_srtt_us(tp);
+	u64 bytes = tp->bytes_acked - ca->bytes_acked;
+	u32 interval = ca->interval_rtts * srtt;
+	u64 f, fm;
+
+	ca->bytes_acked = tp->bytes_acked;
+	if (!ca->st || !tp->srtt_us || !tp->mss_cache)
+		return;
+	/* at the IP layer, as C is: payload plus TCP/IP headers per segment */
+	bytes = div_u64(min_t(u64, bytes, TP_BYTES_MAX) *
+			(tp->mss_cache + tp->tcp_header_len +
+			 inet_csk(sk)->icsk_af_ops->net_header_len),
+			tp->mss_cache);
+	if (!tp_sample_ack(&ca->smp, &ca->p, (u32)min_t(u64, bytes, U32_MAX),
+			   now, max_t(u32, srtt / 4, TP_SAMPLE_MIN_US), &f))
+		return;
+	/* the capacity estimate: max f over the last n intervals */
+	minmax_running_max(&ca->cmax, TP_N * interval, now,
+			   (u32)min_t(u64, f >> TP_CMAX_SHIFT, U32_MAX));
+	if (!tp_aggregate(&ca->smp, f, now, interval, &fm))
+		return;
+	if (!tp_push(ca->st, &ca->p, fm))
+		tp_count(sk, TP_CNT_PREDICTIONS);
+}
+
+static void tp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct tp_ca *ca = inet_csk_ca(sk);
+
+	/* restart after idle: the idle time is not a throughput sample */
+	if (ev == CA_EVENT_TX_START)
+		tp_sampler_restart(&ca->smp, (u32)tcp_sk(sk)->tcp_mstamp);
+}
+
+static void tp_set_state(struct sock *sk, u8 new_state)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct tp_ca *ca = inet_csk_ca(sk);
+
+	if (new_state == TCP_CA_CWR || new_state == TCP_CA_Recovery ||
+	    new_state == TCP_CA_Loss) {
+		ca->hold_until_us = (u32)tp->tcp_mstamp +
+				    ca->interval_rtts * tp_srtt_us(tp);
+		ca->holding = 1;
+	}
+}
+
+static u32 tp_rtt_us(const struct tcp_sock *tp)
+{
+	u32 rtt = tcp_min_rtt(tp);
+
+	if (READ_ONCE(tp_rtt_choice) == TP_RTT_SRTT || rtt == ~0U)
+		rtt = tp_srtt_us(tp);
+	return rtt;
+}
+
+static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct tp_ca *ca = inet_csk_ca(sk);
+	u32 cwnd, lo, hi, w;
+	u64 c, pred;
+
+	if (!tcp_is_cwnd_limited(sk))
+		return;
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	c = ca->st && tp_ready(ca->st) ? tp_capacity(ca) : 0;
+	if (!c) {
+		tp_count(sk, TP_CNT_RENO);
+		tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
+		return;
+	}
+	/* Reno's probe, then the window held in N's rounding cell */
+	cwnd = tcp_snd_cwnd(tp);
+	tcp_cong_avoid_ai(tp, cwnd, acked);
+	ca->rtt_us = tp_rtt_us(tp);
+	pred = tp_prediction(ca->st);
+	ca->flows = READ_ONCE(tp_round) == TP_ROUND_CEIL ? tp_flows(c, pred) :
+			tp_flows_nearest(c, pred);
+	lo = min(tp_cwnd(c, ca->rtt_us, ca->flows, tp->mss_cache),
+		 tp->snd_cwnd_clamp);
+	hi = min(tp_cwnd_cell_top(c, ca->rtt_us, ca->flows, tp->mss_cache),
+		 tp->snd_cwnd_clamp);
+	/* after a loss or an ECN reduction, for one interval, no floor */
+	if (ca->holding) {
+		if ((s32)((u32)tp->tcp_mstamp - ca->hold_until_us) < 0)
+			lo = 0;
+		else
+			ca->holding = 0;
+	}
+	w = clamp(tcp_snd_cwnd(tp), max(lo, TP_MIN_CWND), max(hi, TP_MIN_CWND));
+	if (w == tcp_snd_cwnd(tp))
+		return;
+	tp_count(sk, w > cwnd ? TP_CNT_UP : TP_CNT_DOWN);
+	tcp_snd_cwnd_set(tp, w);
+	tp->snd_cwnd_cnt = 0;
+	/* in congestion avoidance at w: not slow start again on the next ACK */
+	if (tp->snd_ssthresh > w)
+		tp->snd_ssthresh = w;
+}
+
+static size_t tp_get_info(struct sock *sk, u32 ext, int *attr,
+			  union tcp_cc_info *info)
+{
+	const struct tp_ca *ca = inet_csk_ca(sk);
+	u64 bw;
+
+	if (!(ext & (1 << (INET_DIAG_BBRINFO - 1))) &&
+	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+		return 0;
+	memset(&info->bbr, 0, sizeof(info->bbr));
+	if (ca->st) {
+		bw = tp_ready(ca->st) ? tp_prediction(ca->st) / 8 : 0;	/* bytes/s */
+		info->bbr.bbr_bw_lo = (u32)bw;
+		info->bbr.bbr_bw_hi = (u32)(bw >> 32);
+		info->bbr.bbr_cwnd_gain = (u32)ca->st->count << 8;
+	}
+	info->bbr.bbr_min_rtt = ca->rtt_us;
+	info->bbr.bbr_pacing_gain = ca->flows << 8;
+	*attr = INET_DIAG_BBRINFO;
+	return sizeof(info->bbr);
+}
+
+static struct tcp_congestion_ops tcp_tp __read_mostly = {
+	.init		= tp_init,
+	.release	= tp_release,
+	.ssthresh	= tcp_reno_ssthresh,
+	.undo_cwnd	= tcp_reno_undo_cwnd,
+	.cong_avoid	= tp_cong_avoid,
+	.cwnd_event	= tp_cwnd_event,
+	.set_state	= tp_set_state,
+	.in_ack_event	= tp_in_ack_event,
+	.get_info	= tp_get_info,
+	.owner		= THIS_MODULE,
+	.name		= "tp",
+};
+
+static int __init tp_register(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct tp_ca) > ICSK_CA_PRIV_SIZE);
+
+	ret = register_pernet_subsys(&tp_net_ops);
+	if (ret)
+		return ret;
+	ret = tcp_register_congestion_control(&tcp_tp);
+	if (ret) {
+		pr_err("cannot register congestion control \"tp\": %d%s\n", ret,
+		       ret == -EEXIST ? " (already registered)" : "");
+		unregister_pernet_subsys(&tp_net_ops);
+		return ret;
+	}
+	pr_info("registered \"tp\" (capacity_kbps=%u%s rtt=%s method=%s order=%u interval_rtts=%u)\n",
+		tp_capacity_kbps, tp_capacity_kbps ? "" : " (estimated)",
+		tp_rtt_names[tp_rtt_choice], tp_method_names[tp_method], tp_order,
+		tp_interval_rtts);
+	return 0;
+}
+
+static void __exit tp_unregister(void)
+{
+	tcp_unregister_congestion_control(&tcp_tp);
+	unregister_pernet_subsys(&tp_net_ops);
+}
+
+module_init(tp_register);
+module_exit(tp_unregister);
+
+MODULE_AUTHOR("specnet");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("TCP-TP: congestion window from an LMMSE prediction of the attainable throughput");
+MODULE_VERSION("0.1");
