@@ -7,7 +7,7 @@ Runs inside the VM (root, tcp_tp built for the running kernel):
 
     python3 tests/vm/vm.py --kernel <release> -- python3 tests/bench/tp_rtt.py [--seconds 25]
 
-or `make bench-tp`. Prints one line per case: goodput, retransmissions per
+Prints one line per case: goodput, retransmissions per
 100 segments, mean RTT (iperf3's), and the tp/reno goodput ratio of that
 round; --json for the records.
 """
@@ -15,14 +15,14 @@ import argparse
 import json
 import os
 import sys
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "mininet"))
 
 import specnet_lab as lab  # noqa: E402
-from test_tp import RATE_MBIT, bottleneck_chain, retrans_ratio, start_onoff  # noqa: E402
+from test_tp import (RATE_MBIT, bottleneck_chain, retrans_ratio, side_by_side,  # noqa: E402
+                     start_onoff)
 
 
 def one_round(rtt, seconds, seed, sources):
@@ -32,13 +32,7 @@ def one_round(rtt, seconds, seed, sources):
         for ch in chains.values():
             lab.iperf3_server(ch.ns("rcv"))
         bg = [start_onoff(ch, seconds + 3, seed=seed, sources=sources) for ch in chains.values()]
-        res = {}
-
-        def go(cc):
-            res[cc] = lab.iperf3_client(chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, seconds)
-        ts = [threading.Thread(target=go, args=(cc,)) for cc in chains]
-        [t.start() for t in ts]
-        [t.join() for t in ts]
+        res = side_by_side(chains, seconds)
         for p in bg:
             p.communicate(timeout=60)
     finally:
@@ -79,7 +73,7 @@ def main():
     for row in rows:
         for cc in ("tp", "reno"):
             x = row[cc]
-            name = f"tp rtt={row['rtt']}" if cc == "tp" else f"  reno (beside)"
+            name = f"tp rtt={row['rtt']}" if cc == "tp" else "  reno (beside)"
             print(f"{name:<16} {x['goodput_bps'] / 1e6:>14.2f} {100 * x['retrans_ratio']:>10.2f} "
                   f"{x['mean_rtt_ms']:>12.1f}")
         print(f"{'  tp/reno':<16} {row['tp']['goodput_bps'] / row['reno']['goodput_bps']:>14.2f}")

@@ -102,3 +102,19 @@ def load_twice_and_rmmod_in_use(module, cc, while_in_use=None):
     lab.unload_module(module)      # sockets gone: unloads
     assert not lab.module_loaded(module)
     assert cc not in lab.available_ccs()
+
+
+def param_value(module, name):
+    with open(f"/sys/module/{module}/parameters/{name}") as f:
+        return f.read().strip()
+
+
+def assert_params_refused(module, bad):
+    """Each value of @bad ({parameter: values}) written to the module's
+    parameter file is refused and leaves the parameter as it was."""
+    for name, values in bad.items():
+        before = param_value(module, name)
+        for v in values:
+            rc, _, _ = lab.run(f"echo '{v}' > /sys/module/{module}/parameters/{name}")
+            assert rc != 0, f"{name}={v!r} accepted"
+            assert param_value(module, name) == before, f"refused {name}={v!r} changed it"

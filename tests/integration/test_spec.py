@@ -16,13 +16,10 @@ congestion loss, no CE mark but the ones we inject.
 import re
 import time
 
-import pytest
-
 import specnet_lab as lab
 
-from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, RTT, blackout,  # noqa: F401
-                  first_reduction, load_twice_and_rmmod_in_use, loss_response,
-                  run_flow, wnd_limited_chain)
+from cwnd import (LOSS_PKT, RTT, blackout, first_reduction, load_twice_and_rmmod_in_use,
+                  loss_response, run_flow, wnd_limited_chain)
 
 
 def counters(chain):

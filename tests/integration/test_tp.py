@@ -20,9 +20,8 @@ import time
 
 import specnet_lab as lab
 
-from cwnd import load_twice_and_rmmod_in_use
+from cwnd import assert_params_refused, load_twice_and_rmmod_in_use, param_value
 
-PARAMS = "/sys/module/tcp_tp/parameters"
 RATE_MBIT = 10
 RTT_MS = 40
 BUFFER_PKTS = 100
@@ -36,8 +35,7 @@ SS_CWND = re.compile(r"\bcwnd:(\d+)")
 
 
 def param(name):
-    with open(f"{PARAMS}/{name}") as f:
-        return f.read().strip()
+    return param_value("tcp_tp", name)
 
 
 def counters(chain):
@@ -95,12 +93,7 @@ def test_registered_and_parameters_validated(tp):
            "ewma_shift": ("9",), "mu_shift": ("17",),
            "interval_rtts": ("0", "17"),
            "rtt": ("max", ""), "method": ("rls",), "flows_round": ("floor",)}
-    for name, values in bad.items():
-        before = param(name)
-        for v in values:
-            rc, _, _ = lab.run(f"echo '{v}' > {PARAMS}/{name}")
-            assert rc != 0, f"{name}={v!r} accepted"
-            assert param(name) == before, f"refused {name}={v!r} changed it"
+    assert_params_refused("tcp_tp", bad)
     log = lab.sh("dmesg | tail -n 40")
     assert "order: '20' refused: must be 1..19" in log, log
     assert "rtt: 'max' unknown (min | srtt)" in log, log
@@ -140,6 +133,34 @@ def watch_ss(chain, out, stop, period=0.25):
         time.sleep(period)
 
 
+def traced_flow(chain, seconds):
+    """One tp flow with `ss -ti` read every 250 ms: (report, samples)."""
+    lab.iperf3_server(chain.ns("rcv"))
+    seen, stop = [], threading.Event()
+    w = threading.Thread(target=watch_ss, args=(chain, seen, stop))
+    w.start()
+    try:
+        rep = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), "tp", seconds)
+    finally:
+        stop.set()
+        w.join()
+    return rep, seen
+
+
+def side_by_side(chains, seconds, extra=""):
+    """One iperf3 client on each chain (keyed by its congestion control),
+    all at the same time: {cc: report}."""
+    res = {}
+
+    def go(cc):
+        res[cc] = lab.iperf3_client(chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, seconds,
+                                    extra=extra)
+    ts = [threading.Thread(target=go, args=(cc,)) for cc in chains]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    return res
+
+
 def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     """Capacity given: a lone flow predicts about C, so N = 1 and its window
     is about C x min RTT; ss shows N and the ring filling; the counters
@@ -148,15 +169,7 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     lab.set_param("tcp_tp", "capacity_kbps", RATE_MBIT * 1000)
     c = bottleneck_chain()
     try:
-        lab.iperf3_server(c.ns("rcv"))
-        seen, stop = [], threading.Event()
-        w = threading.Thread(target=watch_ss, args=(c, seen, stop))
-        w.start()
-        try:
-            rep = lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "tp", 12)
-        finally:
-            stop.set()
-            w.join()
+        rep, seen = traced_flow(c, 12)
         n = counters(c)
     finally:
         c.destroy()
@@ -183,7 +196,8 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
 def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
     """One tp and one reno flow on two identical paths, each with the same
     self-similar background (6 on/off UDP sources, Pareto on 1.4 / off 1.2,
-    0.8 Mbit/s each while on: ~2.2 Mbit/s mean of the 10, peaks near 5), at
+    0.8 Mbit/s each while on: 1.4 Mbit/s mean of the 10 with seed 7 over
+    33 s, peaks near 5), at
     the same time. Retransmissions are compared after the first
     STEADY_AFTER_S seconds: slow start's overshoot, the same for both, is
     most of a run's. With twice the background (12 sources, ~4.7 Mbit/s) tp
@@ -196,13 +210,7 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
         for ch in chains.values():
             lab.iperf3_server(ch.ns("rcv"))
         bg = {cc: start_onoff(ch, secs + 3, seed=7, sources=6) for cc, ch in chains.items()}
-        res = {}
-
-        def go(cc):
-            res[cc] = lab.iperf3_client(chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, secs)
-        ts = [threading.Thread(target=go, args=(cc,)) for cc in chains]
-        [t.start() for t in ts]
-        [t.join() for t in ts]
+        res = side_by_side(chains, secs)
         load = {cc: json.loads(p.communicate(timeout=60)[0]) for cc, p in bg.items()}
         n = counters(chains["tp"])
     finally:
@@ -211,7 +219,7 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
     g = {cc: lab.goodput_bps(r) for cc, r in res.items()}
     rr = {cc: retrans_ratio(r) for cc, r in res.items()}
     # after slow start: its overshoot (~130 segments into a 100-packet
-    # buffer) is the same for both and dominates a 25 s run
+    # buffer) is the same for both and dominates a 30 s run
     steady = {cc: retrans_ratio(r, skip=STEADY_AFTER_S) for cc, r in res.items()}
     figure("background Mbit/s offered", round(load["tp"]["mean_bps"] / 1e6, 2))
     for cc in res:
@@ -240,16 +248,9 @@ def test_ten_flows_fill_the_link_none_starves(tp, figure):
     lab.set_param("tcp_tp", "capacity_kbps", RATE_MBIT * 1000)
     chains = {cc: bottleneck_chain(rtt_ms=100) for cc in ("tp", "reno")}
     try:
-        res = {}
         for ch in chains.values():
             lab.iperf3_server(ch.ns("rcv"))
-
-        def go(cc):
-            res[cc] = lab.iperf3_client(chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 20,
-                                        extra="-P 10")
-        ts = [threading.Thread(target=go, args=(cc,)) for cc in chains]
-        [t.start() for t in ts]
-        [t.join() for t in ts]
+        res = side_by_side(chains, 20, extra="-P 10")
         n = counters(chains["tp"])
     finally:
         for ch in chains.values():
@@ -265,8 +266,8 @@ def test_ten_flows_fill_the_link_none_starves(tp, figure):
     # no flow stalls (none below half the 2-packet floor's rate). The issue's
     # Jain >= 0.95 is not met: tp has no force toward equal shares (any
     # x = C / k is a fixed point of cwnd = C RTT / round(C / x)), so it
-    # keeps the shares the Reno phase and the losses leave: 0.47-0.91
-    # here, Reno 0.92 beside it (README, tcp_tp).
+    # keeps the shares the Reno phase and the losses leave: 0.44-0.91
+    # here, Reno 0.89-0.98 beside it (README, tcp_tp).
     assert min(per["tp"]) >= 0.1e6, per     # 2 packets per RTT: 0.23 Mbit/s
 
 
@@ -276,15 +277,7 @@ def test_capacity_twice_the_truth_still_converges(tp, figure):
     lab.set_param("tcp_tp", "capacity_kbps", 2 * RATE_MBIT * 1000)
     c = bottleneck_chain()
     try:
-        lab.iperf3_server(c.ns("rcv"))
-        seen, stop = [], threading.Event()
-        w = threading.Thread(target=watch_ss, args=(c, seen, stop))
-        w.start()
-        try:
-            rep = lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "tp", 16)
-        finally:
-            stop.set()
-            w.join()
+        rep, seen = traced_flow(c, 16)
     finally:
         c.destroy()
     secs = [iv["sum"]["bits_per_second"] for iv in rep["intervals"]]
