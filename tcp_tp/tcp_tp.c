@@ -381,13 +381,15 @@ struct tp_ca {
 	struct tp_sampler smp;	/* sampling and aggregation (40 bytes) */
 	struct tp_state *st;	/* ring and predictor, NULL: Reno */
 	struct minmax cmax;	/* capacity estimate: max f, bit/s >> 10 */
-	u64 bytes_acked;	/* tp->bytes_acked at the last ACK */
+	u32 bytes_acked;	/* low bits of tp->bytes_acked at the last ACK */
+	u32 pred_kbps;		/* last prediction, kbit/s (for get_info) */
 	struct tp_params p;	/* read at connection start */
 	u32 flows;		/* N of the last window set, 0: none yet */
 	u32 rtt_us;		/* RTT of the last window set */
 	u32 hold_until_us;	/* no floor before: a decrease stands */
 	u8 interval_rtts;	/* read at connection start */
 	u8 holding;		/* hold_until_us is in force */
+	u8 ring;		/* intervals in the ring (for get_info) */
 };
 
 /* minmax holds u32: rates in units of 1024 bit/s (up to 4.4 Tbit/s) */
@@ -407,7 +409,7 @@ static void tp_init(struct sock *sk)
 	tp_params_read(&ca->p);
 	ca->interval_rtts = READ_ONCE(tp_interval_rtts);
 	tp_sampler_init(&ca->smp, (u32)tp->tcp_mstamp);
-	ca->bytes_acked = tp->bytes_acked;
+	ca->bytes_acked = (u32)tp->bytes_acked;
 	/* listeners and closed sockets take no ACKs of data */
 	if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE)
 		return;
@@ -443,11 +445,13 @@ static void tp_in_ack_event(struct sock *sk, u32 flags)
 	struct tp_ca *ca = inet_csk_ca(sk);
 	u32 now = (u32)tp->tcp_mstamp;
 	u32 srtt = tp_srtt_us(tp);
-	u64 bytes = tp->bytes_acked - ca->bytes_acked;
+	/* bytes acked by this ACK: < 2^32 (the window is) */
+	u64 bytes = (u32)tp->bytes_acked - ca->bytes_acked;
+	/* srtt < 2^27 us (the stack caps the RTO at 120 s), 16 srtt < 2^31 */
 	u32 interval = ca->interval_rtts * srtt;
 	u64 f, fm;
 
-	ca->bytes_acked = tp->bytes_acked;
+	ca->bytes_acked = (u32)tp->bytes_acked;
 	if (!ca->st || !tp->srtt_us || !tp->mss_cache)
 		return;
 	/* at the IP layer, as C is: payload plus TCP/IP headers per segment */
@@ -459,12 +463,16 @@ static void tp_in_ack_event(struct sock *sk, u32 flags)
 			   now, max_t(u32, srtt / 4, TP_SAMPLE_MIN_US), &f))
 		return;
 	/* the capacity estimate: max f over the last n intervals */
-	minmax_running_max(&ca->cmax, TP_N * interval, now,
-			   (u32)min_t(u64, f >> TP_CMAX_SHIFT, U32_MAX));
+	minmax_running_max(&ca->cmax, (u32)min_t(u64, (u64)TP_N * interval, S32_MAX),
+			   now, (u32)min_t(u64, f >> TP_CMAX_SHIFT, U32_MAX));
 	if (!tp_aggregate(&ca->smp, f, now, interval, &fm))
 		return;
-	if (!tp_push(ca->st, &ca->p, fm))
+	if (!tp_push(ca->st, &ca->p, fm)) {
 		tp_count(sk, TP_CNT_PREDICTIONS);
+		/* TP_RATE_MAX / 1000 < 2^28 */
+		ca->pred_kbps = (u32)div_u64(tp_prediction(ca->st), 1000);
+	}
+	ca->ring = ca->st->count;
 }
 
 static void tp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
@@ -556,13 +564,14 @@ static size_t tp_get_info(struct sock *sk, u32 ext, int *attr,
 	if (!(ext & (1 << (INET_DIAG_BBRINFO - 1))) &&
 	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
 		return 0;
+	/* not ca->st: inet_diag calls this without the socket lock, and a
+	 * congestion control change may free it meanwhile
+	 */
 	memset(&info->bbr, 0, sizeof(info->bbr));
-	if (ca->st) {
-		bw = tp_ready(ca->st) ? tp_prediction(ca->st) / 8 : 0;	/* bytes/s */
-		info->bbr.bbr_bw_lo = (u32)bw;
-		info->bbr.bbr_bw_hi = (u32)(bw >> 32);
-		info->bbr.bbr_cwnd_gain = (u32)ca->st->count << 8;
-	}
+	bw = (u64)READ_ONCE(ca->pred_kbps) * 1000 / 8;	/* bytes/s */
+	info->bbr.bbr_bw_lo = (u32)bw;
+	info->bbr.bbr_bw_hi = (u32)(bw >> 32);
+	info->bbr.bbr_cwnd_gain = (u32)READ_ONCE(ca->ring) << 8;
 	info->bbr.bbr_min_rtt = ca->rtt_us;
 	info->bbr.bbr_pacing_gain = ca->flows << 8;
 	*attr = INET_DIAG_BBRINFO;
