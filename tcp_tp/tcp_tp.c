@@ -20,12 +20,12 @@
  *   cong. avoid.   on a positive ACK (not in slow start, cwnd-limited):
  *                  N = C / prediction rounded to the nearest integer
  *                  (flows_round=ceil: up, as the paper); Reno's additive
- *                  increase, then cwnd held in N's rounding cell:
- *                  C RTT / (8 N mss) <= cwnd <= C RTT / (8 (N - 1/2) mss)
- *                  (N = 1: exactly C RTT / (8 mss)), in [2, snd_cwnd_clamp]
- *                  (counted: window_up / window_down when the cell moves
- *                  cwnd); Reno until the ring is full (counted:
- *                  reno_fallbacks, per ACK)
+ *                  increase, then cwnd held between N's window and
+ *                  N - 1's: C RTT / (8 N mss) <= cwnd <= C RTT /
+ *                  (8 (N - 1) mss) (N = 1: exactly C RTT / (8 mss)), in
+ *                  [2, snd_cwnd_clamp] (counted: window_up / window_down
+ *                  when the band moves cwnd); Reno until the ring is full
+ *                  (counted: reno_fallbacks, per ACK)
  *   slow start, loss, ECN: Reno's (tcp_slow_start, ssthresh = cwnd / 2)
  *
  * Parameters (module parameters; validated, refused with a reason in
@@ -66,14 +66,17 @@
  *    tp_flows_nearest() in tp.h.
  *  - throughput is measured at the IP layer (payload scaled by
  *    (mss + TCP and IP headers) / mss), as link capacities are quoted.
- *  - the window moves within N's rounding cell rather than sitting on
+ *  - the window moves between N's and N - 1's rather than sitting on
  *    C RTT / N: a flow held exactly at its share can never measure more
  *    (its throughput is its window over the RTT), so N could only grow:
  *    in the VM, over self-similar background, it fell from N = 1 to 2
  *    and stayed there after the background had gone (0.65x Reno's
- *    goodput). Additive increase inside the cell lets it reach the
- *    throughput that rounds to N - 1 when the capacity is there; when it
- *    is not, the extra is at most C RTT / (2N - 1) / N per flow of queue.
+ *    goodput). Additive increase inside the band lets it reach the
+ *    throughput that rounds to N - 1 when the capacity is there. A band
+ *    up to N's rounding boundary (N - 1/2, plus one packet) was too
+ *    narrow: with any queue the throughput stays below that boundary, and
+ *    a flow spent 70% of a run at N = 2 (0.90x Reno). When the capacity
+ *    is not there, the extra is C RTT / (N (N - 1)) per flow of queue.
  *  - the predictor state (496 bytes) does not fit in icsk_ca_priv: it is
  *    allocated per connection (GFP_NOWAIT, as tcp_cdg does, since init may
  *    run in softirq); without memory the connection is Reno (no_memory).
@@ -526,7 +529,7 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
 		return;
 	}
-	/* Reno's probe, then the window held in N's rounding cell */
+	/* Reno's probe, then the window held between N's and N - 1's */
 	cwnd = tcp_snd_cwnd(tp);
 	tcp_cong_avoid_ai(tp, cwnd, acked);
 	ca->rtt_us = tp_rtt_us(tp);
@@ -535,8 +538,9 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 			tp_flows_nearest(c, pred);
 	lo = min(tp_cwnd(c, ca->rtt_us, ca->flows, tp->mss_cache),
 		 tp->snd_cwnd_clamp);
-	hi = min(tp_cwnd_cell_top(c, ca->rtt_us, ca->flows, tp->mss_cache),
-		 tp->snd_cwnd_clamp);
+	hi = ca->flows > 1 ?
+	     min(tp_cwnd(c, ca->rtt_us, ca->flows - 1, tp->mss_cache),
+		 tp->snd_cwnd_clamp) : lo;
 	/* after a loss or an ECN reduction, for one interval, no floor */
 	if (ca->holding) {
 		if ((s32)((u32)tp->tcp_mstamp - ca->hold_until_us) < 0)

@@ -210,7 +210,14 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
         for ch in chains.values():
             lab.iperf3_server(ch.ns("rcv"))
         bg = {cc: start_onoff(ch, secs + 3, seed=7, sources=6) for cc, ch in chains.items()}
-        res = side_by_side(chains, secs)
+        seen, stop = [], threading.Event()
+        w = threading.Thread(target=watch_ss, args=(chains["tp"], seen, stop, 0.5))
+        w.start()
+        try:
+            res = side_by_side(chains, secs)
+        finally:
+            stop.set()
+            w.join()
         load = {cc: json.loads(p.communicate(timeout=60)[0]) for cc, p in bg.items()}
         n = counters(chains["tp"])
     finally:
@@ -227,6 +234,10 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
                f"{g[cc] / 1e6:.2f}, {100 * rr[cc]:.2f}, {100 * steady[cc]:.2f}")
     figure("tp/reno goodput", round(g["tp"] / g["reno"], 2))
     figure("tp counters", n)
+    ready = [x for x in seen if x[3] == 20]
+    figure("tp N: share of the time predicting", {int(k): round(sum(x[1] == k for x in ready) /
+                                                               max(len(ready), 1), 2)
+                                                  for k in sorted({x[1] for x in ready})})
     assert n["predictions"] > 0, n
     assert steady["tp"] < steady["reno"], steady
     assert g["tp"] >= 0.9 * g["reno"], g

@@ -969,27 +969,6 @@ static void test_flows_cwnd(void)
 		want = want < 2 ? 2 : want > U32_MAX ? U32_MAX : want;
 		bad_w += w != want;
 	}
-	CHECK(tp_cwnd_cell_top(10000000, 50000, 1, 1448) == tp_cwnd(10000000, 50000, 1, 1448),
-	      "cell top N 1");
-	/* 1e7 * 0.05 / (4e6 * 3 * 1448) = 28.78: the window of N = 1.5 */
-	CHECK(tp_cwnd_cell_top(10000000, 50000, 2, 1448) == 28, "cell top N 2: %u",
-	      tp_cwnd_cell_top(10000000, 50000, 2, 1448));
-	CHECK(tp_cwnd_cell_top(10000000, 50000, 2, 0) == TP_MIN_CWND, "cell top mss 0");
-	CHECK(tp_cwnd_cell_top(TP_RATE_MAX, TP_MAX_RTT_US, 2, 1) == U32_MAX, "cell top saturates");
-	for (i = 0; i < 200000; i++) {
-		c = rnd64() % (TP_RATE_MAX + 1);
-		rtt = (u32)(rnd64() % (TP_MAX_RTT_US + 1));
-		mss = 1 + (u32)(rnd64() % TP_MAX_MSS);
-		n = (u32)(rnd64() % (i & 1 ? TP_MAX_FLOWS + 1 : 20));
-		w = tp_cwnd_cell_top(c, rtt, n, mss);
-		if (n <= 1)
-			want = tp_cwnd(c, rtt, n, mss);
-		else
-			want = (u64)((u128)c * rtt / ((u128)4000000 * (2 * n - 1) * mss));
-		want = want < 2 ? 2 : want > U32_MAX ? U32_MAX : want;
-		bad_w += w != want;
-		bad_w += w < tp_cwnd(c, rtt, n, mss);	/* the top is above the floor */
-	}
 	CHECK(bad_n == 0, "N: %u wrong", bad_n);
 	CHECK(bad_w == 0, "cwnd: %u wrong", bad_w);
 }

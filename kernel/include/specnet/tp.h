@@ -685,24 +685,4 @@ static inline u32 tp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
 	return (u32)min_t(u64, max_t(u64, w, TP_MIN_CWND), U32_MAX);
 }
 
-/*
- * The top of N's rounding cell: floor(C rtt / (8 (N - 1/2) mss)) =
- * floor(C rtt / (4 (2N - 1) mss)) packets for N >= 2, the window at which
- * the measured throughput would round to N - 1; for N <= 1, tp_cwnd(). Same
- * clamps as tp_cwnd() (4e6 (2N - 1) mss < 2^22 2^21 2^16 = 2^59).
- */
-static inline u32 tp_cwnd_cell_top(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
-{
-	u64 c = min_t(u64, capacity_bps, TP_RATE_MAX);
-	u64 rtt = min_t(u32, rtt_us, TP_MAX_RTT_US);
-	u64 n = min_t(u32, flows, TP_MAX_FLOWS);
-	u64 w;
-
-	if (n <= 1 || !mss)
-		return tp_cwnd(capacity_bps, rtt_us, flows, mss);
-	mss = min_t(u32, mss, TP_MAX_MSS);
-	w = tp_div64(c * rtt, 4 * TP_USEC_PER_SEC * (2 * n - 1) * mss);
-	return (u32)min_t(u64, max_t(u64, w, TP_MIN_CWND), U32_MAX);
-}
-
 #endif /* _SPECNET_TP_H */
