@@ -70,10 +70,6 @@ def schedule(sources, duration, mean_on, mean_off, alpha_on, alpha_off, seed):
     return out
 
 
-def active_at(sched, t):
-    return sum(any(a <= t < b for a, b in spans) for spans in sched)
-
-
 def offered(sched, rate, duration):
     """Offered load per whole second (bit/s), from the schedule."""
     per_s = [0.0] * int(duration + 0.999)

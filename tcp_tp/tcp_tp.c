@@ -16,21 +16,22 @@
  *                  least 1 ms), aggregated into intervals of interval_rtts
  *                  srtt; each interval's mean goes into the ring of n = 20
  *                  and, once the ring is full, the predictor makes the
- *                  prediction of the next interval (counted: predictions)
+ *                  prediction of the next interval (counted: predictions),
+ *                  with N = C / prediction rounded to the nearest
+ *                  integer (flows_round=ceil: up, as the paper)
  *   cong. avoid.   on a positive ACK (not in slow start, cwnd-limited):
- *                  N = C / prediction rounded to the nearest integer
- *                  (flows_round=ceil: up, as the paper); Reno's additive
- *                  increase, then cwnd held between N's window and
- *                  N - 1's: C RTT / (8 N mss) <= cwnd <= C RTT /
- *                  (8 (N - 1) mss) (N = 1: exactly C RTT / (8 mss)), in
- *                  [2, snd_cwnd_clamp] (counted: window_up / window_down
- *                  when the band moves cwnd); Reno until the ring is full
- *                  (counted: reno_fallbacks, per ACK)
+ *                  Reno's additive increase, then cwnd held between N's
+ *                  window and N - 1's: C RTT / (8 N mss) <= cwnd <=
+ *                  C RTT / (8 (N - 1) mss) (N = 1: exactly C RTT /
+ *                  (8 mss)), in [2, snd_cwnd_clamp] (counted: window_up /
+ *                  window_down when the band moves cwnd); Reno until the
+ *                  first N (counted: reno_fallbacks, per ACK)
  *   slow start, loss, ECN: Reno's (tcp_slow_start, ssthresh = cwnd / 2)
  *
  * Parameters (module parameters; validated, refused with a reason in
- * dmesg; read by each connection when it starts, except capacity_kbps and
- * rtt, which apply from the next ACK):
+ * dmesg; read by each connection when it starts, except rtt, which
+ * applies from the next ACK, and capacity_kbps and flows_round, from the
+ * next prediction, which computes N):
  *   capacity_kbps  C, the bottleneck capacity, kbit/s, 1..200000000; 0
  *                  (default): estimated per connection as the largest
  *                  sampled throughput f of the last n intervals (a
@@ -40,7 +41,7 @@
  *                  the stack's windowed minimum (tcp_min_rtt()), so the N
  *                  flows together fill the pipe and no more: no standing
  *                  queue. srtt includes the queue, so the window keeps it.
- *                  The benchmark (tests/bench/tp_rtt.sh) shows both.
+ *                  The benchmark (tests/bench/tp_rtt.py) shows both.
  *   method         levinson (default, LMMSE solved per interval) | lms
  *   order          predictor order p, 1..19 (default 2, see tp.h)
  *   ewma_shift     sampler weight a = 2^-ewma_shift, 0..8 (default 2)
@@ -99,7 +100,6 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -155,9 +155,6 @@ static unsigned int tp_ewma_shift = TP_EWMA_SHIFT_DEFAULT;
 static unsigned int tp_mu_shift = TP_MU_SHIFT_DEFAULT;
 static unsigned int tp_interval_rtts = TP_INTERVAL_RTTS_DEFAULT;
 
-/* Writers of the predictor parameters, checked together by tp_check_params() */
-static DEFINE_MUTEX(tp_param_lock);
-
 static void tp_params_read(struct tp_params *p)
 {
 	p->method = READ_ONCE(tp_method);
@@ -166,7 +163,12 @@ static void tp_params_read(struct tp_params *p)
 	p->mu_shift = READ_ONCE(tp_mu_shift);
 }
 
-/* A numeric parameter with its range, for one setter and its message. */
+/*
+ * A numeric parameter with its range, for one setter and its message. The
+ * predictor's ranges are tp.h's limits (TP_ORDER_MAX, TP_EWMA_SHIFT_MAX,
+ * TP_MU_SHIFT_MAX), those tp_check_params() holds every tp_params to;
+ * each parameter is one word, so a connection reads a valid set.
+ */
 struct tp_uint_param {
 	unsigned int *val;
 	unsigned int min, max;
@@ -176,29 +178,15 @@ struct tp_uint_param {
 static int tp_param_set_uint(const char *val, const struct kernel_param *kp)
 {
 	const struct tp_uint_param *d = kp->arg;
-	struct tp_params p;
-	unsigned int v, old;
-	int ret;
+	unsigned int v;
 
-	ret = kstrtouint(val, 0, &v);
-	if (ret || v < d->min || v > d->max) {
+	if (kstrtouint(val, 0, &v) || v < d->min || v > d->max) {
 		pr_err("%s: '%s' refused: must be %u..%u (%s)\n", kp->name,
 		       strim((char *)val), d->min, d->max, d->unit);
 		return -EINVAL;
 	}
-	mutex_lock(&tp_param_lock);
-	old = *d->val;
 	WRITE_ONCE(*d->val, v);
-	tp_params_read(&p);
-	ret = tp_check_params(&p);
-	if (ret) {
-		/* the ranges above are tp_check_params()'s: not reached */
-		WRITE_ONCE(*d->val, old);
-		pr_err("%s: '%s' refused by the predictor\n", kp->name,
-		       strim((char *)val));
-	}
-	mutex_unlock(&tp_param_lock);
-	return ret;
+	return 0;
 }
 
 static int tp_param_get_uint(char *buf, const struct kernel_param *kp)
@@ -387,7 +375,7 @@ struct tp_ca {
 	u32 bytes_acked;	/* low bits of tp->bytes_acked at the last ACK */
 	u32 pred_kbps;		/* last prediction, kbit/s (for get_info) */
 	struct tp_params p;	/* read at connection start */
-	u32 flows;		/* N of the last window set, 0: none yet */
+	u32 flows;		/* N of the last prediction, 0: none (Reno) */
 	u32 rtt_us;		/* RTT of the last window set */
 	u32 hold_until_us;	/* no floor before: a decrease stands */
 	u8 interval_rtts;	/* read at connection start */
@@ -452,7 +440,8 @@ static void tp_in_ack_event(struct sock *sk, u32 flags)
 	u64 bytes = (u32)tp->bytes_acked - ca->bytes_acked;
 	/* srtt < 2^27 us (the stack caps the RTO at 120 s), 16 srtt < 2^31 */
 	u32 interval = ca->interval_rtts * srtt;
-	u64 f, fm;
+	u64 f, fm, pred, c;
+	bool ready;
 
 	ca->bytes_acked = (u32)tp->bytes_acked;
 	if (!ca->st || !tp->srtt_us || !tp->mss_cache)
@@ -470,12 +459,22 @@ static void tp_in_ack_event(struct sock *sk, u32 flags)
 			   now, (u32)min_t(u64, f >> TP_CMAX_SHIFT, U32_MAX));
 	if (!tp_aggregate(&ca->smp, f, now, interval, &fm))
 		return;
-	if (!tp_push(ca->st, &ca->p, fm)) {
-		tp_count(sk, TP_CNT_PREDICTIONS);
-		/* TP_RATE_MAX / 1000 < 2^28 */
-		ca->pred_kbps = (u32)div_u64(tp_prediction(ca->st), 1000);
-	}
+	ready = !tp_push(ca->st, &ca->p, fm);
 	ca->ring = ca->st->count;
+	if (!ready)
+		return;
+	/* a prediction for the next interval, and N for it */
+	tp_count(sk, TP_CNT_PREDICTIONS);
+	pred = tp_prediction(ca->st);
+	/* TP_RATE_MAX / 1000 < 2^28 */
+	ca->pred_kbps = (u32)div_u64(pred, 1000);
+	c = tp_capacity(ca);
+	if (!c)
+		ca->flows = 0;		/* no capacity yet: Reno */
+	else if (READ_ONCE(tp_round) == TP_ROUND_CEIL)
+		ca->flows = tp_flows(c, pred);
+	else
+		ca->flows = tp_flows_nearest(c, pred);
 }
 
 static void tp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
@@ -514,7 +513,7 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct tp_ca *ca = inet_csk_ca(sk);
 	u32 cwnd, lo, hi, w;
-	u64 c, pred;
+	u64 c;
 
 	if (!tcp_is_cwnd_limited(sk))
 		return;
@@ -523,7 +522,8 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		if (!acked)
 			return;
 	}
-	c = ca->st && tp_ready(ca->st) ? tp_capacity(ca) : 0;
+	/* N exists once the ring is full (ca->st) and C is known */
+	c = ca->flows ? tp_capacity(ca) : 0;
 	if (!c) {
 		tp_count(sk, TP_CNT_RENO);
 		tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
@@ -533,9 +533,6 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	cwnd = tcp_snd_cwnd(tp);
 	tcp_cong_avoid_ai(tp, cwnd, acked);
 	ca->rtt_us = tp_rtt_us(tp);
-	pred = tp_prediction(ca->st);
-	ca->flows = READ_ONCE(tp_round) == TP_ROUND_CEIL ? tp_flows(c, pred) :
-			tp_flows_nearest(c, pred);
 	lo = min(tp_cwnd(c, ca->rtt_us, ca->flows, tp->mss_cache),
 		 tp->snd_cwnd_clamp);
 	hi = ca->flows > 1 ?
