@@ -237,6 +237,26 @@ class Chain:
             sh(f"tc {obj} {verb} dev {dev} {line}", ns=self.ns(alias))
 
 
+def bottleneck_chain(rate, rtt_ms, below=""):
+    """snd -- rtr -- rcv, built: @rtt_ms of netem delay on the ACK path
+    (rtr -> snd) and an HTB class 1:1 of @rate at rtr toward rcv, with
+    @below (Chain.tc lines, the first one 'parent 1:1 handle 10: ...') as
+    its queue. Destroyed again if a step fails."""
+    c = Chain(["snd", "rtr", "rcv"])
+    c.build()
+    try:
+        c.tc("rtr", "snd", f"root netem delay {rtt_ms}ms limit 10000")
+        c.tc("rtr", "rcv", f"""
+            root handle 1: htb default 1
+            class parent 1: classid 1:1 htb rate {rate} ceil {rate}
+            {below}
+        """)
+    except Exception:
+        c.destroy()
+        raise
+    return c
+
+
 # ---- deterministic loss / CE injection ------------------------------------
 
 def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,

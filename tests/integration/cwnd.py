@@ -118,3 +118,15 @@ def assert_params_refused(module, bad):
             rc, _, _ = lab.run(f"echo '{v}' > /sys/module/{module}/parameters/{name}")
             assert rc != 0, f"{name}={v!r} accepted"
             assert param_value(module, name) == before, f"refused {name}={v!r} changed it"
+
+
+def assert_load_refused(module, args, reason, cc=None):
+    """`insmod @module @args` is refused ("Invalid parameters") with
+    @reason in dmesg, and nothing stays loaded or registered (@cc)."""
+    lab.unload_module(module)
+    rc, _, err = lab.run(f"insmod {lab.module_path(module)} {args}")
+    assert rc != 0 and "Invalid parameters" in err
+    assert not lab.module_loaded(module)
+    if cc:
+        assert cc not in lab.available_ccs()
+    assert reason in lab.sh("dmesg | tail -n 20")

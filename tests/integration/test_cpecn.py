@@ -15,8 +15,8 @@ import pytest
 
 import specnet_lab as lab
 
-from cwnd import (LOSS_PKT, RTT, assert_params_refused, load_twice_and_rmmod_in_use,
-                  loss_response, param_value, run_flow,
+from cwnd import (LOSS_PKT, RTT, assert_load_refused, assert_params_refused,
+                  load_twice_and_rmmod_in_use, loss_response, param_value, run_flow,
                   wnd_limited_chain)
 
 
@@ -45,12 +45,7 @@ def test_registered_and_parameters_validated(cpecn):
         lab.set_param("tcp_cpecn", name, v)
         assert param(name) == v
     # at load time: refused with the reason, nothing registered
-    lab.unload_module("tcp_cpecn")
-    rc, _, err = lab.run(f"insmod {lab.module_path('tcp_cpecn')} m=6")
-    assert rc != 0 and "Invalid parameters" in err
-    assert not lab.module_loaded("tcp_cpecn")
-    assert "cpecn" not in lab.available_ccs()
-    assert "m=6 alpha=250 refused" in lab.sh("dmesg | tail -n 20")
+    assert_load_refused("tcp_cpecn", "m=6", "m=6 alpha=250 refused", cc="cpecn")
     lab.load_module("tcp_cpecn", m=16, alpha=100, base="westwood")
     assert (param("m"), param("alpha"), param("base")) == ("16", "100", "westwood")
 
@@ -236,17 +231,12 @@ def wireless_chain():
     path), then a wireless last hop with two-state Markov loss: good -> bad
     2%, bad -> good 10%, loss 2% in the bad state and 0.1% in the good one
     (about 0.42% on average)."""
-    c = lab.Chain(["snd", "rtr", "rcv"])
-    c.build()
+    c = lab.bottleneck_chain("5mbit", 80, """
+        parent 1:1 handle 10: red limit 150000 min 15000 max 45000 avpkt 1500 burst 12 bandwidth 5mbit probability 0.1 ecn
+        parent 10: handle 20: netem loss gemodel 2% 10% 2% 0.1% limit 10000
+    """)
     try:
-        c.tc("rtr", "snd", "root netem delay 80ms limit 10000")
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
-        c.tc("rtr", "rcv", """
-            root handle 1: htb default 1
-            class parent 1: classid 1:1 htb rate 5mbit ceil 5mbit
-            parent 1:1 handle 10: red limit 150000 min 15000 max 45000 avpkt 1500 burst 12 bandwidth 5mbit probability 0.1 ecn
-            parent 10: handle 20: netem loss gemodel 2% 10% 2% 0.1% limit 10000
-        """)
         lab.iperf3_server(c.ns("rcv"))
     except Exception:
         c.destroy()

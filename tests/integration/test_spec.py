@@ -18,8 +18,8 @@ import time
 
 import specnet_lab as lab
 
-from cwnd import (LOSS_PKT, RTT, blackout, first_reduction, load_twice_and_rmmod_in_use,
-                  loss_response, run_flow, wnd_limited_chain)
+from cwnd import (LOSS_PKT, RTT, assert_load_refused, blackout, first_reduction,
+                  load_twice_and_rmmod_in_use, loss_response, run_flow, wnd_limited_chain)
 
 
 def counters(chain):
@@ -88,11 +88,7 @@ def test_p_corrupt_validated(spec):
     lab.set_param("tcp_spec", "p_corrupt", 250)
     assert open(path).read().strip() == "250"
     # at load time: refused, with the reason in dmesg
-    lab.unload_module("tcp_spec")
-    rc, _, err = lab.run(f"insmod {lab.module_path('tcp_spec')} p_corrupt=2000")
-    assert rc != 0 and "Invalid parameters" in err
-    assert not lab.module_loaded("tcp_spec")
-    assert "p_corrupt=2000 out of range" in lab.sh("dmesg | tail -n 20")
+    assert_load_refused("tcp_spec", "p_corrupt=2000", "p_corrupt=2000 out of range")
     lab.load_module("tcp_spec", p_corrupt=0)
     assert open(path).read().strip() == "0"
 

@@ -20,7 +20,8 @@ import time
 
 import specnet_lab as lab
 
-from cwnd import assert_params_refused, load_twice_and_rmmod_in_use, param_value
+from cwnd import (assert_load_refused, assert_params_refused, load_twice_and_rmmod_in_use,
+                  param_value)
 
 RATE_MBIT = 10
 RTT_MS = 40
@@ -43,19 +44,8 @@ def counters(chain):
 
 
 def bottleneck_chain(rtt_ms=RTT_MS):
-    c = lab.Chain(["snd", "rtr", "rcv"])
-    c.build()
-    try:
-        c.tc("rtr", "snd", f"root netem delay {rtt_ms}ms limit 10000")
-        c.tc("rtr", "rcv", f"""
-            root handle 1: htb default 1
-            class parent 1: classid 1:1 htb rate {RATE_MBIT}mbit ceil {RATE_MBIT}mbit
-            parent 1:1 handle 10: pfifo limit {BUFFER_PKTS}
-        """)
-    except Exception:
-        c.destroy()
-        raise
-    return c
+    return lab.bottleneck_chain(f"{RATE_MBIT}mbit", rtt_ms,
+                                f"parent 1:1 handle 10: pfifo limit {BUFFER_PKTS}")
 
 
 def start_onoff(chain, seconds, seed, sources=6, rate="800kbit"):
@@ -102,11 +92,7 @@ def test_registered_and_parameters_validated(tp):
         lab.set_param("tcp_tp", name, v)
         assert param(name) == v
     # at load time: refused with the reason, nothing registered
-    lab.unload_module("tcp_tp")
-    rc, _, err = lab.run(f"insmod {lab.module_path('tcp_tp')} order=25")
-    assert rc != 0 and "Invalid parameters" in err
-    assert "tp" not in lab.available_ccs()
-    assert "order: '25' refused" in lab.sh("dmesg | tail -n 20")
+    assert_load_refused("tcp_tp", "order=25", "order: '25' refused", cc="tp")
     lab.load_module("tcp_tp", capacity_kbps=5000, method="lms", order=4)
     assert (param("capacity_kbps"), param("method"), param("order")) == ("5000", "lms", "4")
 
