@@ -86,6 +86,7 @@ demo: setup
 
 TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc
 SBINDIR  ?= /usr/local/sbin
+UNITDIR  ?= /usr/local/lib/systemd/system
 
 install: modules userspace
 	@for k in $(KVERS); do for m in $(MODULES); do \
@@ -93,7 +94,14 @@ install: modules userspace
 		depmod -a $$k; echo "installed modules into /lib/modules/$$k/updates/specnet"; done
 	@install -D -m 0644 $(BUILD)/userspace/tc/q_redopt.so $(TC_LIB)/q_redopt.so
 	@install -D -m 0755 $(BUILD)/userspace/specctl $(SBINDIR)/specctl
-	@echo "installed $(TC_LIB)/q_redopt.so and $(SBINDIR)/specctl"
+	@install -D -m 0755 $(BUILD)/userspace/specd $(SBINDIR)/specd
+	@install -D -m 0644 $(TOP)/userspace/specd/specd.service $(UNITDIR)/specd.service
+	@install -D -m 0644 $(TOP)/userspace/specd/rt_protos.d/specnet.conf \
+		/etc/iproute2/rt_protos.d/specnet.conf
+	@if [ -e /etc/specnet/specd.conf ]; then echo "kept /etc/specnet/specd.conf"; else \
+		install -D -m 0644 $(TOP)/userspace/specd/specd.conf /etc/specnet/specd.conf; fi
+	@echo "installed $(TC_LIB)/q_redopt.so, $(SBINDIR)/specctl, $(SBINDIR)/specd," \
+		"$(UNITDIR)/specd.service, /etc/iproute2/rt_protos.d/specnet.conf"
 
 print-kvers:
 	@echo $(ALL_KVERS)

@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * specd: the specnet congestion manager. The model is in specd.h.
+ *
+ *   specd [-c FILE] [-n] [-d] [-k]
+ *
+ * Every probe_interval (one tick):
+ *   1. passive evidence: sock_diag dump of TCP sockets to managed
+ *      destinations (a socket inside a managed prefix adds its destination);
+ *   2. destinations without a verdict, or whose verdict expired, are probed;
+ *   3. each destination's host route is made to say what its verdict
+ *      implies, copying the route it uses now; only specd's own routes
+ *      (route_protocol) are ever replaced or deleted;
+ *   4. the state file is written.
+ * A congctl the kernel does not know ("Unknown tcp congestion algorithm"):
+ * specd asks the kernel to load tcp_<name> once, retries, and otherwise
+ * installs the legacy CC and says why; it tries again after verdict_ttl.
+ *
+ * Signals: SIGHUP reloads the config (a bad one is refused, the running one
+ * kept); SIGTERM/SIGINT withdraw specd's routes (keep_routes = yes, or -k,
+ * keeps them) and exit. A restart adopts the routes of route_protocol that
+ * it finds and the unexpired verdicts of the state file, so it does not
+ * flap them; a route of that protocol for a destination no longer managed
+ * is withdrawn.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <linux/tcp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+
+#include "specd.h"
+
+static volatile sig_atomic_t got_term, got_hup;
+static struct specd_conf conf;
+static struct specd_state st;		/* st.d[]: the managed destinations */
+static int journal;
+
+/* a congctl the kernel refused: tried to load once, until retry_at */
+static struct {
+	char name[SPECD_CC_MAX];
+	int missing;
+	time_t retry_at;
+	char why[96];
+} cc_state[2];
+
+void specd_log(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (journal)
+		fprintf(stderr, "<%d>", prio);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+#define LOG_ERR_	3
+#define LOG_WARN_	4
+#define LOG_INFO_	6
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else
+		got_term = 1;
+}
+
+static struct specd_dest *find_dest(const struct specd_addr *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < st.n; i++)
+		if (specd_addr_eq(&st.d[i].addr, a))
+			return &st.d[i];
+	return NULL;
+}
+
+static struct specd_dest *add_dest(const struct specd_addr *a)
+{
+	struct specd_dest *d = find_dest(a);
+	char s[INET6_ADDRSTRLEN];
+
+	if (d)
+		return d;
+	if (st.n == SPECD_MAX_DESTS) {
+		specd_log(LOG_WARN_, "%s: not managed: already %d destinations",
+			  specd_addr_str(a, s, sizeof(s)), SPECD_MAX_DESTS);
+		return NULL;
+	}
+	d = &st.d[st.n++];
+	memset(d, 0, sizeof(*d));
+	d->addr = *a;
+	snprintf(d->evidence, sizeof(d->evidence), "none yet");
+	return d;
+}
+
+static const char *table_name(uint32_t t, char *buf, size_t len)
+{
+	if (t == RT_TABLE_MAIN)
+		return "main";
+	if (t == RT_TABLE_LOCAL)
+		return "local";
+	snprintf(buf, len, "%u", t);
+	return buf;
+}
+
+/* "10.0.1.2/32 via 10.0.0.1 dev eth0 table main" */
+static const char *route_desc(const struct specd_addr *a, const struct specd_route *r,
+			      char *buf, size_t len)
+{
+	const struct nlattr *attr;
+	char s[INET6_ADDRSTRLEN], gw[INET6_ADDRSTRLEN] = "", dev[IF_NAMESIZE] = "", t[16];
+	size_t off = 0;
+
+	while (off + sizeof(*attr) <= r->attrs_len) {
+		attr = (const struct nlattr *)(r->attrs + off);
+		if (attr->nla_len < sizeof(*attr))
+			break;
+		if (mnl_attr_get_type(attr) == RTA_GATEWAY) {
+			struct specd_addr g = { .family = a->family };
+
+			memcpy(g.a, mnl_attr_get_payload(attr), specd_addr_len(a));
+			specd_addr_str(&g, gw, sizeof(gw));
+		} else if (mnl_attr_get_type(attr) == RTA_OIF &&
+			   mnl_attr_get_payload_len(attr) == 4) {
+			if (!if_indextoname(mnl_attr_get_u32(attr), dev))
+				snprintf(dev, sizeof(dev), "if%u", mnl_attr_get_u32(attr));
+		}
+		off += MNL_ALIGN(attr->nla_len);
+	}
+	snprintf(buf, len, "%s/%u%s%s%s%s table %s", specd_addr_str(a, s, sizeof(s)),
+		 specd_addr_bits(a), gw[0] ? " via " : "", gw, dev[0] ? " dev " : "", dev,
+		 table_name(r->table, t, sizeof(t)));
+	return buf;
+}
+
+static void set_note(struct specd_dest *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_note(struct specd_dest *d, const char *fmt, ...)
+{
+	char note[SPECD_EVIDENCE_MAX], s[INET6_ADDRSTRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	if (strcmp(note, d->note)) {
+		specd_log(LOG_WARN_, "%s: %s", specd_addr_str(&d->addr, s, sizeof(s)), note);
+		strcpy(d->note, note);
+	}
+}
+
+/* ---- evidence ---- */
+
+static void set_verdict(struct specd_dest *d, int capable, const char *evidence,
+			time_t now, int quiet_refresh)
+{
+	enum specd_verdict v = capable ? SPECD_CAPABLE : SPECD_INCAPABLE;
+	char s[INET6_ADDRSTRLEN];
+	int changed = v != d->verdict;
+
+	d->since = now;
+	d->expires = now + (time_t)(conf.verdict_ttl_ms / 1000);
+	if (!changed && quiet_refresh)
+		return;
+	snprintf(d->evidence, sizeof(d->evidence), "%s", evidence);
+	d->verdict = v;
+	specd_log(LOG_INFO_, "%s: verdict %s%s: %s", specd_addr_str(&d->addr, s, sizeof(s)),
+		  specd_verdict_name(v), changed ? "" : " (again)", evidence);
+}
+
+/* @name is @cc, or @cc's own fallback ops "<cc>-..." */
+static int cc_is(const char *name, const char *cc)
+{
+	size_t n = strlen(cc);
+
+	return n && !strncmp(name, cc, n) && (name[n] == '\0' || name[n] == '-');
+}
+
+struct passive_arg {
+	int tcp_ecn;
+};
+
+static void passive_cb(const struct specd_sock *s, void *arg)
+{
+	struct passive_arg *p = arg;
+	struct specd_dest *d;
+	int requested;
+
+	if (!s->has_info || !specd_managed(&conf, &s->dst))
+		return;
+	d = add_dest(&s->dst);
+	if (!d)
+		return;
+	/*
+	 * Did this socket ask for ECN? Yes if the host asks on every
+	 * connection, or if it runs the CC of our ECN route (it was opened
+	 * under that route, whose "features ecn" asks), or that CC's fallback
+	 * for connections without ECN ("spec-reno", "cpecn-base"), which
+	 * only a connection that asked and was refused gets.
+	 */
+	requested = p->tcp_ecn == 1 || (d->route && d->ecn && cc_is(s->cc, d->cc));
+	if (s->options & TCPI_OPT_ECN) {
+		if (s->options & TCPI_OPT_ECN_SEEN) {
+			d->pos++;
+		} else if (s->data_segs_in) {
+			d->neg++;
+			snprintf(d->neg_why, sizeof(d->neg_why),
+				 "passive: a connection to port %u negotiated ECN, but the peer's "
+				 "%u data segments came without ECT", s->dport, s->data_segs_in);
+		}
+	} else if (requested) {
+		d->neg++;
+		snprintf(d->neg_why, sizeof(d->neg_why),
+			 "passive: a connection to port %u asked for ECN, the peer did not "
+			 "accept it", s->dport);
+	}
+}
+
+static void passive(time_t now)
+{
+	struct passive_arg p = { .tcp_ecn = specd_tcp_ecn() };
+	char why[SPECD_EVIDENCE_MAX];
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < st.n; i++) {
+		st.d[i].pos = st.d[i].neg = 0;
+		st.d[i].neg_why[0] = '\0';
+	}
+	rc = specd_diag_dump(AF_INET, passive_cb, &p);
+	if (!rc)
+		rc = specd_diag_dump(AF_INET6, passive_cb, &p);
+	if (rc) {
+		specd_log(LOG_WARN_, "sock_diag dump: %s (passive evidence skipped)",
+			  strerror(-rc));
+		return;
+	}
+	for (i = 0; i < st.n; i++) {
+		struct specd_dest *d = &st.d[i];
+
+		if (d->neg) {
+			/* doubt: back to legacy now, not at expiry */
+			set_verdict(d, 0, d->neg_why, now, 0);
+		} else if (d->pos) {
+			snprintf(why, sizeof(why), "passive: %u connection%s with ECN "
+				 "negotiated and ECT seen from the peer", d->pos,
+				 d->pos > 1 ? "s" : "");
+			set_verdict(d, 1, why, now, 1);
+		}
+	}
+}
+
+/*
+ * Probe @d. Under a route of ours its congctl replaces the probe socket's
+ * at connect, so a legacy route (no features ecn) would keep the probe
+ * from asking for ECN, and a destination judged incapable once could never
+ * be found capable again: for the probe, that route asks for ECN (same
+ * congctl plus features ecn; RFC 3168 negotiation makes that harmless for
+ * connections opened meanwhile), and gets its old form back after.
+ */
+static int probe_dest(struct specd_dest *d, struct specd_probe_result *res)
+{
+	char err[160], s[INET6_ADDRSTRLEN];
+	struct specd_route r;
+	int ours, asks = 0, flipped = 0, rc;
+
+	ours = !specd_route_lookup(&d->addr, &r) && r.protocol == conf.route_protocol &&
+	       r.dst_len == specd_addr_bits(&d->addr) && r.cc[0];
+	if (ours) {
+		asks = !!(r.features & RTAX_FEATURE_ECN) || specd_tcp_ecn() == 1;
+		if (!asks && !conf.dry_run) {
+			flipped = !specd_route_install(&d->addr, &r, conf.route_protocol, r.cc, 1,
+						       err, sizeof(err));
+			asks = flipped;
+		}
+		if (!asks) {
+			snprintf(res->evidence, sizeof(res->evidence), "probe cannot request "
+				 "ECN: the route's congctl %s does not ask for it%s", r.cc,
+				 conf.dry_run ? " (dry run: route not changed)" : "");
+			res->capable = 0;
+			return 0;
+		}
+	}
+	rc = specd_probe(&conf, &d->addr, ours, &got_term, res);
+	if (flipped && specd_route_install(&d->addr, &r, conf.route_protocol, r.cc, 0,
+					   err, sizeof(err)))
+		specd_log(LOG_ERR_, "%s: restoring congctl %s after the probe: %s",
+			  specd_addr_str(&d->addr, s, sizeof(s)), r.cc, err);
+	return rc;
+}
+
+static void probe_due(time_t now)
+{
+	struct specd_probe_result res;
+	unsigned int i;
+
+	for (i = 0; i < st.n && !got_term; i++) {
+		struct specd_dest *d = &st.d[i];
+
+		if (d->verdict != SPECD_UNKNOWN && now < d->expires)
+			continue;
+		if (probe_dest(d, &res))
+			return;		/* stopping */
+		set_verdict(d, res.capable, res.evidence, time(NULL), 0);
+	}
+}
+
+/* ---- routes ---- */
+
+static int cc_slot(const char *cc)
+{
+	return !strcmp(cc, conf.speculative_cc) ? 0 : 1;
+}
+
+static int cc_unusable(const char *cc, time_t now)
+{
+	int i = cc_slot(cc);
+
+	if (strcmp(cc_state[i].name, cc) || !cc_state[i].missing)
+		return 0;
+	if (now >= cc_state[i].retry_at) {
+		cc_state[i].missing = 0;	/* maybe loaded since: try again */
+		return 0;
+	}
+	return 1;
+}
+
+static int unknown_cc(const char *err)
+{
+	return strstr(err, "Unknown tcp congestion") != NULL;
+}
+
+/* install with @cc; an unknown cc: load it once and retry. 0 or -errno */
+static int install(struct specd_dest *d, const struct specd_route *from, const char *cc,
+		   int ecn, char *err, size_t errlen, time_t now)
+{
+	int rc, i, lrc;
+
+	rc = specd_route_install(&d->addr, from, conf.route_protocol, cc, ecn, err, errlen);
+	if (!rc || !unknown_cc(err))
+		return rc;
+	i = cc_slot(cc);
+	lrc = specd_cc_autoload(cc);
+	specd_log(LOG_WARN_, "congctl %s: the kernel does not know it; asked it to load "
+		  "tcp_%s: %s", cc, cc, lrc ? strerror(-lrc) : "loaded");
+	if (!lrc)
+		rc = specd_route_install(&d->addr, from, conf.route_protocol, cc, ecn,
+					 err, errlen);
+	if (rc) {
+		snprintf(cc_state[i].name, sizeof(cc_state[i].name), "%s", cc);
+		snprintf(cc_state[i].why, sizeof(cc_state[i].why), "%s", err);
+		cc_state[i].missing = 1;
+		cc_state[i].retry_at = now + (time_t)(conf.verdict_ttl_ms / 1000);
+	}
+	return rc;
+}
+
+static void apply(struct specd_dest *d, time_t now)
+{
+	char s[INET6_ADDRSTRLEN], desc[160], err[160];
+	const char *cc = conf.legacy_cc;
+	struct specd_route r;
+	int ecn = 0, rc;
+
+	if (d->verdict == SPECD_CAPABLE) {
+		cc = conf.speculative_cc;
+		ecn = 1;
+	}
+	if (ecn && cc_unusable(cc, now)) {
+		cc = conf.legacy_cc;
+		ecn = 0;
+	}
+	specd_addr_str(&d->addr, s, sizeof(s));
+	rc = specd_route_lookup(&d->addr, &r);
+	if (rc) {
+		d->route = 0;
+		set_note(d, "no route to %s: %s", s, strerror(-rc));
+		return;
+	}
+	if (r.protocol != conf.route_protocol && r.dst_len == specd_addr_bits(&d->addr)) {
+		d->route = 0;
+		set_note(d, "route %s/%u is of protocol %u, not installed by specd: left alone",
+			 s, r.dst_len, r.protocol);
+		return;
+	}
+	if (r.type != RTN_UNICAST) {
+		d->route = 0;
+		set_note(d, "route to %s is of type %u, not unicast: left alone", s, r.type);
+		return;
+	}
+	if (r.protocol == conf.route_protocol && !strcmp(r.cc, cc) &&
+	    !!(r.features & RTAX_FEATURE_ECN) == ecn) {
+		d->route = 1;	/* in force already (adopted, or unchanged) */
+		d->table = r.table;
+		snprintf(d->cc, sizeof(d->cc), "%s", cc);
+		d->ecn = ecn;
+		d->note[0] = '\0';
+		return;
+	}
+	route_desc(&d->addr, &r, desc, sizeof(desc));
+	if (conf.dry_run) {
+		set_note(d, "dry run: would set congctl %s%s on %s", cc,
+			 ecn ? " features ecn" : "", desc);
+		return;
+	}
+	rc = install(d, &r, cc, ecn, err, sizeof(err), now);
+	if (rc && ecn) {
+		specd_log(LOG_WARN_, "%s: congctl %s refused (%s): legacy %s instead", s, cc,
+			  err, conf.legacy_cc);
+		cc = conf.legacy_cc;
+		ecn = 0;
+		rc = install(d, &r, cc, ecn, err, sizeof(err), now);
+	}
+	if (rc) {
+		set_note(d, "could not install congctl %s on %s: %s", cc, desc, err);
+		return;
+	}
+	d->route = 1;
+	d->table = r.table;
+	snprintf(d->cc, sizeof(d->cc), "%s", cc);
+	d->ecn = ecn;
+	d->note[0] = '\0';
+	specd_log(LOG_INFO_, "%s: %s -> congctl %s%s on %s (%s)", s,
+		  specd_verdict_name(d->verdict), cc, ecn ? " features ecn" : "", desc,
+		  r.protocol == conf.route_protocol ? "replaced" : "installed");
+}
+
+static int withdraw(struct specd_dest *d, const char *why)
+{
+	char s[INET6_ADDRSTRLEN], err[160];
+	int rc;
+
+	if (!d->route)
+		return 0;
+	specd_addr_str(&d->addr, s, sizeof(s));
+	if (conf.dry_run) {
+		specd_log(LOG_INFO_, "%s: dry run: would withdraw its route (%s)", s, why);
+		return 0;
+	}
+	rc = specd_route_delete(&d->addr, d->table, conf.route_protocol, err, sizeof(err));
+	if (rc && rc != -ESRCH && rc != -ENOENT) {
+		specd_log(LOG_ERR_, "%s: withdrawing its route: %s", s, err);
+		return rc;
+	}
+	specd_log(LOG_INFO_, "%s: withdrew route %s/%u congctl %s (%s)", s, s,
+		  specd_addr_bits(&d->addr), d->cc, why);
+	d->route = 0;
+	return 0;
+}
+
+/* ---- start, reload, stop ---- */
+
+struct adopt_arg {
+	unsigned int adopted, stale;
+};
+
+static void adopt_cb(const struct specd_addr *a, unsigned int len,
+		     const struct specd_route *r, void *arg)
+{
+	struct adopt_arg *ad = arg;
+	struct specd_dest *d, tmp;
+	char s[INET6_ADDRSTRLEN];
+
+	if (len == specd_addr_bits(a) && specd_managed(&conf, a) && (d = add_dest(a))) {
+		d->route = 1;
+		d->table = r->table;
+		snprintf(d->cc, sizeof(d->cc), "%s", r->cc);
+		d->ecn = !!(r->features & RTAX_FEATURE_ECN);
+		ad->adopted++;
+		return;
+	}
+	/* ours, from an earlier run, for something no longer managed */
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.addr = *a;
+	tmp.route = 1;
+	tmp.table = r->table;
+	snprintf(tmp.cc, sizeof(tmp.cc), "%s", r->cc);
+	if (len != specd_addr_bits(a)) {
+		specd_log(LOG_WARN_, "route %s/%u has specd's protocol but is not a host "
+			  "route: left alone", specd_addr_str(a, s, sizeof(s)), len);
+		return;
+	}
+	if (!withdraw(&tmp, "not managed any more"))
+		ad->stale++;
+}
+
+static void state_restore(void)
+{
+	static struct specd_state old;
+	unsigned int i, bad = 0, restored = 0;
+	time_t now = time(NULL);
+	int rc;
+
+	rc = specd_state_read(conf.state_file, &old, &bad);
+	if (rc == -2)
+		specd_log(LOG_WARN_, "%s:%u: malformed state file: starting afresh",
+			  conf.state_file, bad);
+	if (rc)
+		return;
+	for (i = 0; i < old.n; i++) {
+		struct specd_dest *d;
+
+		if (!specd_managed(&conf, &old.d[i].addr) || !(d = add_dest(&old.d[i].addr)))
+			continue;
+		*d = old.d[i];
+		d->route = 0;		/* the kernel says, in adopt() */
+		d->note[0] = '\0';
+		if (d->verdict != SPECD_UNKNOWN && now < d->expires)
+			restored++;
+	}
+	specd_log(LOG_INFO_, "state %s: %u destinations, %u verdicts still valid",
+		  conf.state_file, old.n, restored);
+}
+
+static void adopt(void)
+{
+	struct adopt_arg ad = { 0, 0 };
+
+	specd_route_dump(AF_INET, conf.route_protocol, adopt_cb, &ad);
+	specd_route_dump(AF_INET6, conf.route_protocol, adopt_cb, &ad);
+	if (ad.adopted || ad.stale)
+		specd_log(LOG_INFO_, "routes of protocol %u: %u adopted, %u withdrawn",
+			  conf.route_protocol, ad.adopted, ad.stale);
+}
+
+static void add_host_entries(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < conf.n_manage; i++)
+		if (conf.manage[i].len == specd_addr_bits(&conf.manage[i].addr))
+			add_dest(&conf.manage[i].addr);
+}
+
+static void forget_unmanaged(void)
+{
+	unsigned int i = 0;
+
+	while (i < st.n) {
+		if (specd_managed(&conf, &st.d[i].addr)) {
+			i++;
+			continue;
+		}
+		withdraw(&st.d[i], "not managed any more");
+		st.d[i] = st.d[--st.n];
+	}
+}
+
+static void reload(void)
+{
+	static struct specd_conf next;
+	char err[512];
+
+	if (specd_conf_load(conf.path, &next, err, sizeof(err))) {
+		specd_log(LOG_ERR_, "reload refused, running config kept: %s", err);
+		return;
+	}
+	if (next.route_protocol != conf.route_protocol) {
+		specd_log(LOG_ERR_, "reload refused, running config kept: route_protocol "
+			  "changes need a restart (%u -> %u)", conf.route_protocol,
+			  next.route_protocol);
+		return;
+	}
+	conf = next;
+	memset(cc_state, 0, sizeof(cc_state));
+	forget_unmanaged();
+	add_host_entries();
+	specd_log(LOG_INFO_, "reloaded %s: %u managed entries, speculative %s, legacy %s",
+		  conf.path, conf.n_manage, conf.speculative_cc, conf.legacy_cc);
+}
+
+static void save(void)
+{
+	int rc;
+
+	st.pid = (long)getpid();
+	st.written = time(NULL);
+	snprintf(st.conf, sizeof(st.conf), "%s", conf.path);
+	rc = specd_state_write(conf.state_file, &st);
+	if (rc)
+		specd_log(LOG_ERR_, "writing %s: %s", conf.state_file, strerror(-rc));
+}
+
+static void tick(void)
+{
+	time_t now = time(NULL);
+	unsigned int i;
+
+	passive(now);
+	probe_due(now);
+	now = time(NULL);
+	for (i = 0; i < st.n && !got_term; i++)
+		apply(&st.d[i], now);
+	save();
+}
+
+static void sleep_until(long long deadline_ms)
+{
+	struct timespec ts;
+
+	while (!got_term && !got_hup) {
+		long long left = deadline_ms - specd_now_ms();
+
+		if (left <= 0)
+			return;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (left % 1000) * 1000000;
+		nanosleep(&ts, NULL);	/* a signal cuts it short */
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: specd [-c FILE] [-n] [-d] [-k]\n"
+		"  -c FILE  config file (default %s)\n"
+		"  -n       check the config and exit (0 ok, 2 with file:line and reason)\n"
+		"  -d       dry run: decide and log, change no route\n"
+		"  -k       keep the routes when stopped (keep_routes = yes)\n"
+		"Signals: HUP reloads the config; TERM, INT withdraw the routes and exit.\n",
+		SPECD_DEFAULT_CONF);
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = SPECD_DEFAULT_CONF;
+	int check = 0, dry = 0, keep = 0, opt, rc;
+	struct sigaction sa;
+	char err[512], dir[256];
+
+	while ((opt = getopt(argc, argv, "c:ndkh")) != -1) {
+		switch (opt) {
+		case 'c': path = optarg; break;
+		case 'n': check = 1; break;
+		case 'd': dry = 1; break;
+		case 'k': keep = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return SPECD_EXIT_CONFIG;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "specd: unexpected argument '%s'\n", argv[optind]);
+		return SPECD_EXIT_CONFIG;
+	}
+	if (specd_conf_load(path, &conf, err, sizeof(err))) {
+		fprintf(stderr, "specd: %s\n", err);
+		return SPECD_EXIT_CONFIG;
+	}
+	conf.dry_run |= dry;
+	conf.keep_routes |= keep;
+	if (check) {
+		printf("specd: %s: OK (%u managed entries, speculative %s, legacy %s)\n",
+		       path, conf.n_manage, conf.speculative_cc, conf.legacy_cc);
+		return 0;
+	}
+	journal = getenv("JOURNAL_STREAM") != NULL;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: probes and sleeps wake up */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = specd_nl_open();
+	if (rc) {
+		specd_log(LOG_ERR_, "netlink: %s", strerror(-rc));
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", conf.state_file);
+	mkdir(dirname(dir), 0755);	/* systemd's StateDirectory= made it already */
+
+	state_restore();
+	add_host_entries();
+	adopt();
+	specd_log(LOG_INFO_, "started (pid %ld, %s): %u managed entries, speculative %s, "
+		  "legacy %s, probe every %ums, verdicts last %ums%s%s", (long)getpid(),
+		  conf.path, conf.n_manage, conf.speculative_cc, conf.legacy_cc,
+		  conf.probe_interval_ms, conf.verdict_ttl_ms,
+		  conf.dry_run ? ", dry run" : "", conf.keep_routes ? ", keep routes" : "");
+
+	while (!got_term) {
+		long long next = specd_now_ms() + conf.probe_interval_ms;
+
+		tick();
+		sleep_until(next);
+		if (got_hup) {
+			got_hup = 0;
+			reload();
+			conf.dry_run |= dry;
+			conf.keep_routes |= keep;
+		}
+	}
+
+	if (conf.keep_routes) {
+		unsigned int i, n = 0;
+
+		for (i = 0; i < st.n; i++)
+			n += st.d[i].route;
+		specd_log(LOG_INFO_, "stopping: kept %u routes (keep_routes)", n);
+	} else {
+		unsigned int i;
+
+		for (i = 0; i < st.n; i++)
+			withdraw(&st.d[i], "specd stopping");
+		specd_log(LOG_INFO_, "stopping: routes withdrawn");
+	}
+	save();
+	specd_nl_close();
+	return 0;
+}
