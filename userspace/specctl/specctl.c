@@ -6,7 +6,7 @@
  *   specctl model cpecn ...   CPECN's CP and dCP of ECE windows (tcp_cpecn)
  *   specctl model tp ...      TCP-TP's prediction, N and cwnd (tcp_tp)
  *
- * Later commands (status) are one more line in the dispatch table below.
+ *   specctl status            what specd knows of each managed destination
  * Exit status: 0 ok, 2 bad input (one line "specctl: <reason>" on stderr),
  * 1 other failures.
  */
@@ -24,6 +24,8 @@ static const struct specctl_cmd commands[] = {
 	  specctl_model_cpecn, specctl_model_cpecn_usage },
 	{ "model", "tp", "TCP-TP: predicted throughput, flows N and cwnd from samples",
 	  specctl_model_tp, specctl_model_tp_usage },
+	{ "status", NULL, "specd: verdict, evidence, CC and route of each destination",
+	  specctl_status, specctl_status_usage },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -45,9 +47,13 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: specctl <command> [options]\n\ncommands:\n");
-	for (i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %s %-10s %s\n", commands[i].group,
-			commands[i].name ? commands[i].name : "", commands[i].summary);
+	for (i = 0; i < N_COMMANDS; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s%s%s", commands[i].group,
+			 commands[i].name ? " " : "", commands[i].name ? commands[i].name : "");
+		fprintf(f, "  %-16s %s\n", name, commands[i].summary);
+	}
 	fprintf(f, "\n'specctl <command> --help' shows a command's options.\n");
 }
 

@@ -65,4 +65,7 @@ void specctl_model_cpecn_usage(FILE *f);
 int specctl_model_tp(int argc, char **argv);
 void specctl_model_tp_usage(FILE *f);
 
+int specctl_status(int argc, char **argv);
+void specctl_status_usage(FILE *f);
+
 #endif /* SPECCTL_H */
