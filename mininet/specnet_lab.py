@@ -237,6 +237,46 @@ class Chain:
             sh(f"tc {obj} {verb} dev {dev} {line}", ns=self.ns(alias))
 
 
+class Star(Chain):
+    """A hub namespace with leaves around it: nodes[0] is the hub (it
+    forwards), each leaf i >= 1 is joined to it by a veth pair, leaf address
+    10.<base>.<i>.2/24, hub 10.<base>.<i>.1, and every leaf's default
+    route goes via the hub. Chain's sysctl(), tc() and destroy() apply."""
+
+    def ip(self, alias):
+        i = list(self.alias).index(alias)
+        return f"10.{self.base}.{i}.{1 if i == 0 else 2}"
+
+    def addr(self, alias, toward):
+        a = list(self.alias).index(alias)
+        b = list(self.alias).index(toward)
+        assert 0 in (a, b) and a != b
+        return f"10.{self.base}.{max(a, b)}.{1 if a == 0 else 2}"
+
+    def ifname(self, alias, toward):
+        a = list(self.alias).index(alias)
+        b = list(self.alias).index(toward)
+        assert 0 in (a, b) and a != b
+        return f"h{b}" if a == 0 else "e0"
+
+    def build(self):
+        hub = self.nodes[0]
+        for n in self.nodes:
+            sh(f"ip netns add {n}")
+            sh("ip link set lo up", ns=n)
+        sh("sysctl -qw net.ipv4.ip_forward=1", ns=hub)
+        self.up = True
+        for i, leaf in enumerate(self.nodes[1:], start=1):
+            sh(f"ip link add h{i} netns {hub} type veth peer name e0 netns {leaf}")
+            for ns, ifn, host in ((hub, f"h{i}", 1), (leaf, "e0", 2)):
+                sh(f"ip addr add 10.{self.base}.{i}.{host}/24 dev {ifn}", ns=ns)
+                sh(f"ip link set {ifn} up", ns=ns)
+                sh(f"ethtool -K {ifn} tso off gso off gro off >/dev/null 2>&1 || true", ns=ns)
+            sh(f"ip route add default via 10.{self.base}.{i}.1", ns=leaf)
+            self.links.append((hub, f"h{i}", leaf, "e0"))
+        return self
+
+
 def bottleneck_chain(rate, rtt_ms, below=""):
     """snd -- rtr -- rcv, built: @rtt_ms of netem delay on the ACK path
     (rtr -> snd) and an HTB class 1:1 of @rate at rtr toward rcv, with
