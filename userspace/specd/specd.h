@@ -49,7 +49,7 @@
 #define SPECD_DEFAULT_PROTO	245	/* "specnet" in rt_protos.d/specnet.conf */
 
 #define SPECD_CC_MAX		16	/* TCP_CA_NAME_MAX, with the NUL */
-#define SPECD_MAX_MANAGE	64
+#define SPECD_MAX_MANAGE	1024	/* manage lines (host entries can reach SPECD_MAX_DESTS) */
 #define SPECD_MAX_DESTS		1024
 #define SPECD_MAX_PORTS		8
 #define SPECD_EVIDENCE_MAX	192
