@@ -187,14 +187,7 @@ class Chain:
         self.up = True
         last = len(self.nodes) - 1
         for i in range(last):
-            l, r = self.nodes[i], self.nodes[i + 1]
-            li, ri = f"e{i}r", f"e{i + 1}l"
-            sh(f"ip link add {li} netns {l} type veth peer name {ri} netns {r}")
-            for ns, ifn, host in ((l, li, 1), (r, ri, 2)):
-                sh(f"ip addr add 10.{self.base}.{i}.{host}/24 dev {ifn}", ns=ns)
-                sh(f"ip link set {ifn} up", ns=ns)
-                sh(f"ethtool -K {ifn} tso off gso off gro off >/dev/null 2>&1 || true", ns=ns)
-            self.links.append((l, li, r, ri))
+            self._veth(self.nodes[i], f"e{i}r", self.nodes[i + 1], f"e{i + 1}l", i)
         # routes: everything left of node i via its left neighbour, right via right
         for i, n in enumerate(self.nodes):
             for j in range(last):
@@ -206,6 +199,16 @@ class Chain:
                 else:
                     sh(f"ip route add {dst} via 10.{self.base}.{i - 1}.1", ns=n)
         return self
+
+    def _veth(self, l, li, r, ri, subnet):
+        """veth @li (in @l, 10.<base>.<subnet>.1/24) -- @ri (in @r, .2),
+        up, with the offloads that defeat shaping off"""
+        sh(f"ip link add {li} netns {l} type veth peer name {ri} netns {r}")
+        for ns, ifn, host in ((l, li, 1), (r, ri, 2)):
+            sh(f"ip addr add 10.{self.base}.{subnet}.{host}/24 dev {ifn}", ns=ns)
+            sh(f"ip link set {ifn} up", ns=ns)
+            sh(f"ethtool -K {ifn} tso off gso off gro off >/dev/null 2>&1 || true", ns=ns)
+        self.links.append((l, li, r, ri))
 
     def destroy(self):
         if not self.up:
@@ -267,13 +270,8 @@ class Star(Chain):
         sh("sysctl -qw net.ipv4.ip_forward=1", ns=hub)
         self.up = True
         for i, leaf in enumerate(self.nodes[1:], start=1):
-            sh(f"ip link add h{i} netns {hub} type veth peer name e0 netns {leaf}")
-            for ns, ifn, host in ((hub, f"h{i}", 1), (leaf, "e0", 2)):
-                sh(f"ip addr add 10.{self.base}.{i}.{host}/24 dev {ifn}", ns=ns)
-                sh(f"ip link set {ifn} up", ns=ns)
-                sh(f"ethtool -K {ifn} tso off gso off gro off >/dev/null 2>&1 || true", ns=ns)
+            self._veth(hub, f"h{i}", leaf, "e0", i)
             sh(f"ip route add default via 10.{self.base}.{i}.1", ns=leaf)
-            self.links.append((hub, f"h{i}", leaf, "e0"))
         return self
 
 

@@ -19,7 +19,6 @@
  * request/response services).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <linux/tcp.h>
 #include <poll.h>
@@ -99,7 +98,6 @@ static enum port_outcome probe_port(const struct specd_conf *c, const struct spe
 	size_t got = 0;
 	char buf[4096];
 	int fd, err = 0, rc, cc_set;
-	enum port_outcome out = PORT_DECIDED;
 
 	fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -191,7 +189,7 @@ static enum port_outcome probe_port(const struct specd_conf *c, const struct spe
 		snprintf(res->evidence, sizeof(res->evidence),
 			 "probe port %u: ECN accepted, no data back in %.1fs to check ECT",
 			 port, tmo);
-	return out;
+	return PORT_DECIDED;
 }
 
 int specd_probe(const struct specd_conf *c, const struct specd_addr *a, int route_asks,

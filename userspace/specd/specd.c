@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
@@ -65,10 +66,6 @@ void specd_log(int prio, const char *fmt, ...)
 	fflush(stderr);
 }
 
-#define LOG_ERR_	3
-#define LOG_WARN_	4
-#define LOG_INFO_	6
-
 static void on_signal(int sig)
 {
 	if (sig == SIGHUP)
@@ -95,7 +92,7 @@ static struct specd_dest *add_dest(const struct specd_addr *a)
 	if (d)
 		return d;
 	if (st.n == SPECD_MAX_DESTS) {
-		specd_log(LOG_WARN_, "%s: not managed: already %d destinations",
+		specd_log(LOG_WARNING, "%s: not managed: already %d destinations",
 			  specd_addr_str(a, s, sizeof(s)), SPECD_MAX_DESTS);
 		return NULL;
 	}
@@ -157,7 +154,7 @@ static void set_note(struct specd_dest *d, const char *fmt, ...)
 	vsnprintf(note, sizeof(note), fmt, ap);
 	va_end(ap);
 	if (strcmp(note, d->note)) {
-		specd_log(LOG_WARN_, "%s: %s", specd_addr_str(&d->addr, s, sizeof(s)), note);
+		specd_log(LOG_WARNING, "%s: %s", specd_addr_str(&d->addr, s, sizeof(s)), note);
 		strcpy(d->note, note);
 	}
 }
@@ -177,7 +174,7 @@ static void set_verdict(struct specd_dest *d, int capable, const char *evidence,
 		return;
 	snprintf(d->evidence, sizeof(d->evidence), "%s", evidence);
 	d->verdict = v;
-	specd_log(LOG_INFO_, "%s: verdict %s%s: %s", specd_addr_str(&d->addr, s, sizeof(s)),
+	specd_log(LOG_INFO, "%s: verdict %s%s: %s", specd_addr_str(&d->addr, s, sizeof(s)),
 		  specd_verdict_name(v), changed ? "" : " (again)", evidence);
 }
 
@@ -244,7 +241,7 @@ static void passive(time_t now)
 	if (!rc)
 		rc = specd_diag_dump(AF_INET6, passive_cb, &p);
 	if (rc) {
-		specd_log(LOG_WARN_, "sock_diag dump: %s (passive evidence skipped)",
+		specd_log(LOG_WARNING, "sock_diag dump: %s (passive evidence skipped)",
 			  strerror(-rc));
 		return;
 	}
@@ -297,7 +294,7 @@ static int probe_dest(struct specd_dest *d, struct specd_probe_result *res)
 	rc = specd_probe(&conf, &d->addr, ours, &got_term, res);
 	if (flipped && specd_route_install(&d->addr, &r, conf.route_protocol, r.cc, 0,
 					   err, sizeof(err)))
-		specd_log(LOG_ERR_, "%s: restoring congctl %s after the probe: %s",
+		specd_log(LOG_ERR, "%s: restoring congctl %s after the probe: %s",
 			  specd_addr_str(&d->addr, s, sizeof(s)), r.cc, err);
 	return rc;
 }
@@ -354,7 +351,7 @@ static int install(struct specd_dest *d, const struct specd_route *from, const c
 		return rc;
 	i = cc_slot(cc);
 	lrc = specd_cc_autoload(cc);
-	specd_log(LOG_WARN_, "congctl %s: the kernel does not know it; asked it to load "
+	specd_log(LOG_WARNING, "congctl %s: the kernel does not know it; asked it to load "
 		  "tcp_%s: %s", cc, cc, lrc ? strerror(-lrc) : "loaded");
 	if (!lrc)
 		rc = specd_route_install(&d->addr, from, conf.route_protocol, cc, ecn,
@@ -366,6 +363,17 @@ static int install(struct specd_dest *d, const struct specd_route *from, const c
 		cc_state[i].retry_at = now + (time_t)(conf.verdict_ttl_ms / 1000);
 	}
 	return rc;
+}
+
+/* our route for @d, in @r's table, says congctl @cc (+ ecn) */
+static void in_force(struct specd_dest *d, const struct specd_route *r, const char *cc,
+		     int ecn)
+{
+	d->route = 1;
+	d->table = r->table;
+	snprintf(d->cc, sizeof(d->cc), "%s", cc);
+	d->ecn = ecn;
+	d->note[0] = '\0';
 }
 
 static void apply(struct specd_dest *d, time_t now)
@@ -403,11 +411,7 @@ static void apply(struct specd_dest *d, time_t now)
 	}
 	if (r.protocol == conf.route_protocol && !strcmp(r.cc, cc) &&
 	    !!(r.features & RTAX_FEATURE_ECN) == ecn) {
-		d->route = 1;	/* in force already (adopted, or unchanged) */
-		d->table = r.table;
-		snprintf(d->cc, sizeof(d->cc), "%s", cc);
-		d->ecn = ecn;
-		d->note[0] = '\0';
+		in_force(d, &r, cc, ecn);	/* already (adopted, or unchanged) */
 		return;
 	}
 	route_desc(&d->addr, &r, desc, sizeof(desc));
@@ -418,7 +422,7 @@ static void apply(struct specd_dest *d, time_t now)
 	}
 	rc = install(d, &r, cc, ecn, err, sizeof(err), now);
 	if (rc && ecn) {
-		specd_log(LOG_WARN_, "%s: congctl %s refused (%s): legacy %s instead", s, cc,
+		specd_log(LOG_WARNING, "%s: congctl %s refused (%s): legacy %s instead", s, cc,
 			  err, conf.legacy_cc);
 		cc = conf.legacy_cc;
 		ecn = 0;
@@ -428,12 +432,8 @@ static void apply(struct specd_dest *d, time_t now)
 		set_note(d, "could not install congctl %s on %s: %s", cc, desc, err);
 		return;
 	}
-	d->route = 1;
-	d->table = r.table;
-	snprintf(d->cc, sizeof(d->cc), "%s", cc);
-	d->ecn = ecn;
-	d->note[0] = '\0';
-	specd_log(LOG_INFO_, "%s: %s -> congctl %s%s on %s (%s)", s,
+	in_force(d, &r, cc, ecn);
+	specd_log(LOG_INFO, "%s: %s -> congctl %s%s on %s (%s)", s,
 		  specd_verdict_name(d->verdict), cc, ecn ? " features ecn" : "", desc,
 		  r.protocol == conf.route_protocol ? "replaced" : "installed");
 }
@@ -447,15 +447,15 @@ static int withdraw(struct specd_dest *d, const char *why)
 		return 0;
 	specd_addr_str(&d->addr, s, sizeof(s));
 	if (conf.dry_run) {
-		specd_log(LOG_INFO_, "%s: dry run: would withdraw its route (%s)", s, why);
+		specd_log(LOG_INFO, "%s: dry run: would withdraw its route (%s)", s, why);
 		return 0;
 	}
 	rc = specd_route_delete(&d->addr, d->table, conf.route_protocol, err, sizeof(err));
 	if (rc && rc != -ESRCH && rc != -ENOENT) {
-		specd_log(LOG_ERR_, "%s: withdrawing its route: %s", s, err);
+		specd_log(LOG_ERR, "%s: withdrawing its route: %s", s, err);
 		return rc;
 	}
-	specd_log(LOG_INFO_, "%s: withdrew route %s/%u congctl %s (%s)", s, s,
+	specd_log(LOG_INFO, "%s: withdrew route %s/%u congctl %s (%s)", s, s,
 		  specd_addr_bits(&d->addr), d->cc, why);
 	d->route = 0;
 	return 0;
@@ -489,7 +489,7 @@ static void adopt_cb(const struct specd_addr *a, unsigned int len,
 	tmp.table = r->table;
 	snprintf(tmp.cc, sizeof(tmp.cc), "%s", r->cc);
 	if (len != specd_addr_bits(a)) {
-		specd_log(LOG_WARN_, "route %s/%u has specd's protocol but is not a host "
+		specd_log(LOG_WARNING, "route %s/%u has specd's protocol but is not a host "
 			  "route: left alone", specd_addr_str(a, s, sizeof(s)), len);
 		return;
 	}
@@ -506,7 +506,7 @@ static void state_restore(void)
 
 	rc = specd_state_read(conf.state_file, &old, &bad);
 	if (rc == -2)
-		specd_log(LOG_WARN_, "%s:%u: malformed state file: starting afresh",
+		specd_log(LOG_WARNING, "%s:%u: malformed state file: starting afresh",
 			  conf.state_file, bad);
 	if (rc)
 		return;
@@ -521,7 +521,7 @@ static void state_restore(void)
 		if (d->verdict != SPECD_UNKNOWN && now < d->expires)
 			restored++;
 	}
-	specd_log(LOG_INFO_, "state %s: %u destinations, %u verdicts still valid",
+	specd_log(LOG_INFO, "state %s: %u destinations, %u verdicts still valid",
 		  conf.state_file, old.n, restored);
 }
 
@@ -532,7 +532,7 @@ static void adopt(void)
 	specd_route_dump(AF_INET, conf.route_protocol, adopt_cb, &ad);
 	specd_route_dump(AF_INET6, conf.route_protocol, adopt_cb, &ad);
 	if (ad.adopted || ad.stale)
-		specd_log(LOG_INFO_, "routes of protocol %u: %u adopted, %u withdrawn",
+		specd_log(LOG_INFO, "routes of protocol %u: %u adopted, %u withdrawn",
 			  conf.route_protocol, ad.adopted, ad.stale);
 }
 
@@ -565,11 +565,11 @@ static void reload(void)
 	char err[512];
 
 	if (specd_conf_load(conf.path, &next, err, sizeof(err))) {
-		specd_log(LOG_ERR_, "reload refused, running config kept: %s", err);
+		specd_log(LOG_ERR, "reload refused, running config kept: %s", err);
 		return;
 	}
 	if (next.route_protocol != conf.route_protocol) {
-		specd_log(LOG_ERR_, "reload refused, running config kept: route_protocol "
+		specd_log(LOG_ERR, "reload refused, running config kept: route_protocol "
 			  "changes need a restart (%u -> %u)", conf.route_protocol,
 			  next.route_protocol);
 		return;
@@ -578,7 +578,7 @@ static void reload(void)
 	memset(cc_state, 0, sizeof(cc_state));
 	forget_unmanaged();
 	add_host_entries();
-	specd_log(LOG_INFO_, "reloaded %s: %u managed entries, speculative %s, legacy %s",
+	specd_log(LOG_INFO, "reloaded %s: %u managed entries, speculative %s, legacy %s",
 		  conf.path, conf.n_manage, conf.speculative_cc, conf.legacy_cc);
 }
 
@@ -591,7 +591,7 @@ static void save(void)
 	snprintf(st.conf, sizeof(st.conf), "%s", conf.path);
 	rc = specd_state_write(conf.state_file, &st);
 	if (rc)
-		specd_log(LOG_ERR_, "writing %s: %s", conf.state_file, strerror(-rc));
+		specd_log(LOG_ERR, "writing %s: %s", conf.state_file, strerror(-rc));
 }
 
 static void tick(void)
@@ -678,7 +678,7 @@ int main(int argc, char **argv)
 
 	rc = specd_nl_open();
 	if (rc) {
-		specd_log(LOG_ERR_, "netlink: %s", strerror(-rc));
+		specd_log(LOG_ERR, "netlink: %s", strerror(-rc));
 		return 1;
 	}
 	snprintf(dir, sizeof(dir), "%s", conf.state_file);
@@ -687,7 +687,7 @@ int main(int argc, char **argv)
 	state_restore();
 	add_host_entries();
 	adopt();
-	specd_log(LOG_INFO_, "started (pid %ld, %s): %u managed entries, speculative %s, "
+	specd_log(LOG_INFO, "started (pid %ld, %s): %u managed entries, speculative %s, "
 		  "legacy %s, probe every %ums, verdicts last %ums%s%s", (long)getpid(),
 		  conf.path, conf.n_manage, conf.speculative_cc, conf.legacy_cc,
 		  conf.probe_interval_ms, conf.verdict_ttl_ms,
@@ -711,13 +711,13 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < st.n; i++)
 			n += st.d[i].route;
-		specd_log(LOG_INFO_, "stopping: kept %u routes (keep_routes)", n);
+		specd_log(LOG_INFO, "stopping: kept %u routes (keep_routes)", n);
 	} else {
 		unsigned int i;
 
 		for (i = 0; i < st.n; i++)
 			withdraw(&st.d[i], "specd stopping");
-		specd_log(LOG_INFO_, "stopping: routes withdrawn");
+		specd_log(LOG_INFO, "stopping: routes withdrawn");
 	}
 	save();
 	specd_nl_close();
