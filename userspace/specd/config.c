@@ -16,6 +16,7 @@
  *                             e.g. "HEAD / HTTP/1.0\r\n\r\n" for a web server
  *   probe_timeout   [3s]      connect, then data back, each
  *   probe_interval  [10s]     the tick: sock_diag poll, due probes
+ *   probe_parallel  [64]      probe connections in flight at once (1..256)
  *   verdict_ttl     [10m]     how long a verdict lasts before a new probe
  *   state_file      [/var/lib/specnet/specd.state]
  *   route_protocol  [245]     rtm_protocol of specd's routes (5..255)
@@ -221,6 +222,7 @@ static void defaults(struct specd_conf *c, const char *path)
 	c->n_ports = 1;
 	c->probe_timeout_ms = 3000;
 	c->probe_interval_ms = 10000;
+	c->probe_parallel = 64;
 	c->verdict_ttl_ms = 600000;
 	strcpy(c->state_file, SPECD_DEFAULT_STATE);
 	c->route_protocol = SPECD_DEFAULT_PROTO;
@@ -263,6 +265,10 @@ static int one_line(struct cf *f, struct specd_conf *c, char *key, char *v)
 		return parse_duration(f, key, v, 100, 60000, &c->probe_timeout_ms);
 	} else if (!strcmp(key, "probe_interval")) {
 		return parse_duration(f, key, v, 500, 86400000, &c->probe_interval_ms);
+	} else if (!strcmp(key, "probe_parallel")) {
+		if (parse_uint(f, key, v, 1, SPECD_MAX_PARALLEL, &n))
+			return -1;
+		c->probe_parallel = (unsigned int)n;
 	} else if (!strcmp(key, "verdict_ttl")) {
 		return parse_duration(f, key, v, 1000, 7 * 86400000U, &c->verdict_ttl_ms);
 	} else if (!strcmp(key, "state_file")) {

@@ -261,58 +261,116 @@ static void passive(time_t now)
 }
 
 /*
- * Probe @d. Under a route of ours its congctl replaces the probe socket's
+ * Probing. Under a route of ours its congctl replaces the probe socket's
  * at connect, so a legacy route (no features ecn) would keep the probe
  * from asking for ECN, and a destination judged incapable once could never
  * be found capable again: for the probe, that route asks for ECN (same
  * congctl plus features ecn; RFC 3168 negotiation makes that harmless for
  * connections opened meanwhile), and gets its old form back after.
  */
-static int probe_dest(struct specd_dest *d, struct specd_probe_result *res)
+struct probe_round {
+	time_t now;				/* what is due is judged at this time */
+	unsigned int at;			/* next st.d index to look at */
+	unsigned int map[SPECD_MAX_DESTS];	/* probe number -> st.d index */
+	unsigned char flipped[SPECD_MAX_DESTS];	/* by st.d index */
+};
+static struct probe_round round_;
+
+static void apply(struct specd_dest *d, time_t now);
+
+/* our route for @d asks for ECN again only for the probe: back to the old form */
+static void unflip(unsigned int di)
 {
+	struct specd_dest *d = &st.d[di];
 	char err[160], s[INET6_ADDRSTRLEN];
 	struct specd_route r;
-	int ours, asks = 0, flipped = 0, rc;
 
-	ours = !specd_route_lookup(&d->addr, &r) && r.protocol == conf.route_protocol &&
-	       r.dst_len == specd_addr_bits(&d->addr) && r.cc[0];
-	if (ours) {
-		asks = !!(r.features & RTAX_FEATURE_ECN) || specd_tcp_ecn() == 1;
-		if (!asks && !conf.dry_run) {
-			flipped = !specd_route_install(&d->addr, &r, conf.route_protocol, r.cc, 1,
-						       err, sizeof(err));
-			asks = flipped;
-		}
-		if (!asks) {
-			snprintf(res->evidence, sizeof(res->evidence), "probe cannot request "
-				 "ECN: the route's congctl %s does not ask for it%s", r.cc,
-				 conf.dry_run ? " (dry run: route not changed)" : "");
-			res->capable = 0;
-			return 0;
-		}
-	}
-	rc = specd_probe(&conf, &d->addr, ours, &got_term, res);
-	if (flipped && specd_route_install(&d->addr, &r, conf.route_protocol, r.cc, 0,
-					   err, sizeof(err)))
+	if (!round_.flipped[di])
+		return;
+	round_.flipped[di] = 0;
+	if (specd_route_lookup(&d->addr, &r) || r.protocol != conf.route_protocol ||
+	    r.dst_len != specd_addr_bits(&d->addr) || !r.cc[0])
+		return;		/* gone or replaced meanwhile: nothing of ours to restore */
+	if (specd_route_install(&d->addr, &r, conf.route_protocol, r.cc, 0, err, sizeof(err)))
 		specd_log(LOG_ERR, "%s: restoring congctl %s after the probe: %s",
 			  specd_addr_str(&d->addr, s, sizeof(s)), r.cc, err);
-	return rc;
+}
+
+/* get @d ready to be probed: 0 probe it, 1 decided here (@res) */
+static int probe_prepare(unsigned int di, int *route_asks, struct specd_probe_result *res)
+{
+	struct specd_dest *d = &st.d[di];
+	struct specd_route r;
+	char err[160];
+	int ours;
+
+	*route_asks = 0;
+	ours = !specd_route_lookup(&d->addr, &r) && r.protocol == conf.route_protocol &&
+	       r.dst_len == specd_addr_bits(&d->addr) && r.cc[0];
+	if (!ours)
+		return 0;
+	*route_asks = 1;
+	if ((r.features & RTAX_FEATURE_ECN) || specd_tcp_ecn() == 1)
+		return 0;
+	if (!conf.dry_run &&
+	    !specd_route_install(&d->addr, &r, conf.route_protocol, r.cc, 1, err, sizeof(err))) {
+		round_.flipped[di] = 1;
+		return 0;
+	}
+	snprintf(res->evidence, sizeof(res->evidence), "probe cannot request ECN: the "
+		 "route's congctl %s does not ask for it%s", r.cc,
+		 conf.dry_run ? " (dry run: route not changed)" : "");
+	res->capable = 0;
+	return 1;
+}
+
+static int probe_begin(unsigned int i, struct specd_addr *a, int *route_asks,
+		       struct specd_probe_result *res, void *arg)
+{
+	struct probe_round *pr = arg;
+
+	for (; pr->at < st.n; pr->at++) {
+		struct specd_dest *d = &st.d[pr->at];
+
+		if (d->verdict != SPECD_UNKNOWN && pr->now < d->expires)
+			continue;
+		pr->map[i] = pr->at++;
+		*a = d->addr;
+		return probe_prepare(pr->map[i], route_asks, res);
+	}
+	return -1;
+}
+
+/* a verdict: the route follows it at once, not at the end of the round */
+static void probe_done(unsigned int i, const struct specd_probe_result *res, void *arg)
+{
+	struct probe_round *pr = arg;
+	unsigned int di = pr->map[i];
+
+	unflip(di);
+	set_verdict(&st.d[di], res->capable, res->evidence, time(NULL), 0);
+	apply(&st.d[di], time(NULL));
+}
+
+static void probe_abort(unsigned int i, void *arg)
+{
+	struct probe_round *pr = arg;
+
+	unflip(pr->map[i]);
 }
 
 static void probe_due(time_t now)
 {
-	struct specd_probe_result res;
-	unsigned int i;
+	static const struct specd_prober prober = {
+		.begin = probe_begin,
+		.done = probe_done,
+		.abort = probe_abort,
+		.arg = &round_,
+	};
 
-	for (i = 0; i < st.n && !got_term; i++) {
-		struct specd_dest *d = &st.d[i];
-
-		if (d->verdict != SPECD_UNKNOWN && now < d->expires)
-			continue;
-		if (probe_dest(d, &res))
-			return;		/* stopping */
-		set_verdict(d, res.capable, res.evidence, time(NULL), 0);
-	}
+	memset(&round_, 0, sizeof(round_));
+	round_.now = now;
+	specd_probe_run(&conf, &prober, &got_term);
 }
 
 /* ---- routes ---- */

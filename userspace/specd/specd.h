@@ -76,6 +76,7 @@ struct specd_conf {
 	size_t probe_send_len;
 	unsigned int probe_timeout_ms;
 	unsigned int probe_interval_ms;	/* the main tick: diag poll + due probes */
+	unsigned int probe_parallel;	/* probe connections in flight at once */
 	unsigned int verdict_ttl_ms;
 	char state_file[256];
 	unsigned int route_protocol;
@@ -187,17 +188,34 @@ typedef void (*specd_sock_cb)(const struct specd_sock *s, void *arg);
 int specd_diag_dump(int family, specd_sock_cb cb, void *arg);
 
 /* ---- probe.c ---- */
+#define SPECD_MAX_PARALLEL	256	/* probe_parallel: sockets in flight */
+
 struct specd_probe_result {
 	int capable;
 	char evidence[SPECD_EVIDENCE_MAX];
 };
+
 /*
- * Probe @a on the configured ports (first one that answers decides);
- * @route_asks: a route of specd's with features ecn is in force for @a.
- * Returns 0 with a verdict, or -1 when interrupted by a signal (*@stop).
+ * Probe destinations concurrently: up to c->probe_parallel connections in
+ * flight, one poll() loop, each destination on its ports in order (the
+ * first that answers decides). For each destination, in turn:
+ *   begin(i, &addr, &route_asks, res, arg): 0 = probe @addr (@route_asks:
+ *     a route of specd's with features ecn is in force for it), 1 = decided
+ *     without a probe (@res filled), -1 = no more destinations;
+ *   done(i, res, arg) when its verdict is known (also after begin said 1).
+ * @i counts the destinations handed out by begin, from 0.
+ * Returns 0, or -1 when interrupted by *@stop (probes in flight are closed
+ * and their done() is not called; abort(i, arg) is, if given).
  */
-int specd_probe(const struct specd_conf *c, const struct specd_addr *a, int route_asks,
-		volatile sig_atomic_t *stop, struct specd_probe_result *res);
+struct specd_prober {
+	int (*begin)(unsigned int i, struct specd_addr *a, int *route_asks,
+		     struct specd_probe_result *res, void *arg);
+	void (*done)(unsigned int i, const struct specd_probe_result *res, void *arg);
+	void (*abort)(unsigned int i, void *arg);
+	void *arg;
+};
+int specd_probe_run(const struct specd_conf *c, const struct specd_prober *p,
+		    volatile sig_atomic_t *stop);
 /* ask the kernel to load tcp_<cc> (setsockopt autoload): 0 if now known */
 int specd_cc_autoload(const char *cc);
 
