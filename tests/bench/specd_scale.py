@@ -5,9 +5,11 @@ every destination has its route, specd's RSS and CPU time.
 
 Run in the VM (tcp_spec loaded by this script):
     tests/vm/vm.py --kernel <release> -- .venv/bin/python tests/bench/specd_scale.py [-n 1000]
+tests/integration/test_specd.py runs measure() and asserts on it.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,75 +25,114 @@ BANNER = os.path.join(HERE, "..", "integration", "tcp_banner.py")
 
 
 def proc_stats(pid):
+    """(VmRSS in KiB, user + system CPU seconds) of @pid."""
     with open(f"/proc/{pid}/status") as f:
         rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
-    cpu = (int(fields[11]) + int(fields[12])) / ticks   # utime + stime
-    return rss, cpu
+    return rss, (int(fields[11]) + int(fields[12])) / ticks
+
+
+def spec_routes(ns):
+    """Routes of protocol 245 that say congctl spec and features ecn."""
+    out = lab.sh("ip route show proto 245", ns=ns)
+    # iproute2 prints the metrics in RTAX order: features before congctl
+    return sum(1 for l in out.splitlines()
+               if "features ecn" in l and re.search(r"congctl spec( |$)", l))
+
+
+def measure(n=1000, interval_s=10, parallel=None, limit_s=600, log=sys.stderr):
+    """Start specd on @n capable destinations; wait until all have their
+    route (at most @limit_s). Returns a dict: routed, took_s (from specd's
+    start), rss_kib, cpu_s, and the steady state of the next 10 s."""
+    net = lab.Star(["rtr", "snd", "r"])
+    proc = banner = None
+    tmp = tempfile.mkdtemp(prefix="specd-scale-")
+    try:
+        net.build()
+        r, snd = net.ns("r"), net.ns("snd")
+        lab.sh("ip link add d0 type dummy && ip link set d0 up", ns=r)
+        dests = [f"10.200.{i // 250}.{i % 250 + 1}" for i in range(n)]
+        batch = os.path.join(tmp, "addr.batch")
+        with open(batch, "w") as f:
+            f.writelines(f"addr add {d}/32 dev d0\n" for d in dests)
+        lab.sh(f"ip -batch {batch}", ns=r)
+        lab.sh(f"ip route add 10.200.0.0/16 via {net.ip('r')}", ns=net.ns("rtr"))
+        net.sysctl("r", "net.ipv4.tcp_ecn", 1)
+        banner = subprocess.Popen(["ip", "netns", "exec", r, "python3", BANNER, "5201"])
+        # the path works before specd is blamed for anything
+        for d in (dests[0], dests[-1]):
+            lab.sh("python3 -c 'import socket, time\n"
+                   "for _ in range(50):\n"
+                   "    try: socket.create_connection((\"%s\", 5201), 5).recv(64); break\n"
+                   "    except OSError: time.sleep(0.2)\n"
+                   "else: raise SystemExit(\"no service at %s\")'" % (d, d), ns=snd)
+
+        conf = os.path.join(tmp, "specd.conf")
+        with open(conf, "w") as f:
+            f.writelines(f"manage = {d}\n" for d in dests)
+            f.write(f"probe_interval = {interval_s}s\nverdict_ttl = 1h\n"
+                    f"probe_timeout = 2s\nstate_file = {tmp}/specd.state\n")
+            if parallel:
+                f.write(f"probe_parallel = {parallel}\n")
+        logf = open(os.path.join(tmp, "specd.log"), "w")
+        t0 = time.time()
+        proc = subprocess.Popen(["ip", "netns", "exec", snd, SPECD, "-c", conf],
+                                stderr=logf, stdout=logf)
+        routed = 0
+        while time.time() - t0 < limit_s and proc.poll() is None:
+            routed = spec_routes(snd)
+            if routed == n:
+                break
+            time.sleep(0.25)
+        took = time.time() - t0
+        if proc.poll() is not None:
+            raise RuntimeError(f"specd exited {proc.returncode}")
+        rss, cpu = proc_stats(proc.pid)
+        if routed != n:
+            logf.flush()
+            with open(logf.name) as f:
+                print("specd log, last 20 lines:\n" + "".join(f.readlines()[-20:]), file=log)
+        time.sleep(10)
+        rss2, cpu2 = proc_stats(proc.pid)
+        return dict(n=n, routed=routed, took_s=took, interval_s=interval_s,
+                    rss_kib=rss, cpu_s=cpu, steady_cpu_s=cpu2 - cpu, steady_rss_kib=rss2)
+    finally:
+        for p in (proc, banner):
+            if p and p.poll() is None:
+                p.terminate()
+                p.wait(30)
+        net.destroy()
+        lab.sh(f"rm -rf {tmp}")
+
+
+def report(m):
+    within = "within" if m["routed"] == m["n"] and m["took_s"] <= m["interval_s"] else "NOT within"
+    return (f"specd scale ({lab.kernel_release()}): {m['routed']}/{m['n']} destinations probed "
+            f"and routed (congctl spec features ecn) in {m['took_s']:.1f} s from start, "
+            f"{within} one probe interval ({m['interval_s']} s)\n"
+            f"specd RSS {m['rss_kib']} KiB, CPU {m['cpu_s']:.2f} s "
+            f"({m['cpu_s'] / m['took_s'] * 100:.0f}% of one vCPU over that time); "
+            f"steady state, next 10 s: CPU {m['steady_cpu_s']:.2f} s, "
+            f"RSS {m['steady_rss_kib']} KiB")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=1000, help="destinations (<= 1024)")
-    ap.add_argument("--interval", default="10s", help="specd probe_interval")
+    ap.add_argument("--interval", type=int, default=10, help="specd probe_interval, s")
+    ap.add_argument("--parallel", type=int, help="specd probe_parallel (default: specd's)")
     args = ap.parse_args()
 
     lab.load_module("tcp_spec")
-    net = lab.Star(["rtr", "snd", "r"])
-    proc = None
     try:
-        net.build()
-        r, snd = net.ns("r"), net.ns("snd")
-        lab.sh("ip link add d0 type dummy && ip link set d0 up", ns=r)
-        dests = [f"10.200.{i // 250}.{i % 250 + 1}" for i in range(args.n)]
-        with tempfile.NamedTemporaryFile("w", suffix=".batch", delete=False) as f:
-            for d in dests:
-                f.write(f"addr add {d}/32 dev d0\n")
-        lab.sh(f"ip -batch {f.name}", ns=r)
-        os.unlink(f.name)
-        lab.sh(f"ip route add 10.200.0.0/16 via {net.ip('r')}", ns=net.ns("rtr"))
-        net.sysctl("r", "net.ipv4.tcp_ecn", 1)
-        subprocess.Popen(["ip", "netns", "exec", r, "python3", BANNER, "5201"])
-        time.sleep(2)
-
-        tmp = tempfile.mkdtemp()
-        conf = os.path.join(tmp, "specd.conf")
-        with open(conf, "w") as f:
-            for d in dests:
-                f.write(f"manage = {d}\n")
-            f.write(f"probe_interval = {args.interval}\nverdict_ttl = 1h\n"
-                    f"probe_timeout = 2s\nstate_file = {tmp}/specd.state\n")
-        log = open(os.path.join(tmp, "specd.log"), "w")
-        t0 = time.time()
-        proc = subprocess.Popen(["ip", "netns", "exec", snd, SPECD, "-c", conf],
-                                stderr=log, stdout=log)
-        n = 0
-        while time.time() - t0 < 600:
-            out = lab.sh("ip route show proto 245 | grep -c 'congctl spec features ecn' "
-                         "|| true", ns=snd)
-            n = int(out.strip() or 0)
-            if n == args.n:
-                break
-            time.sleep(0.5)
-        took = time.time() - t0
-        rss, cpu = proc_stats(proc.pid)
-        print(f"specd scale ({lab.kernel_release()}): {n}/{args.n} destinations probed and "
-              f"routed (congctl spec features ecn) in {took:.1f} s from start; "
-              f"probe_interval {args.interval}")
-        print(f"specd RSS {rss} KiB, CPU {cpu:.2f} s ({cpu / took * 100:.0f}% of one vCPU "
-              f"over that time)")
-        time.sleep(10)
-        rss2, cpu2 = proc_stats(proc.pid)
-        print(f"steady state, next 10 s: CPU {cpu2 - cpu:.2f} s, RSS {rss2} KiB")
+        m = measure(args.n, args.interval, args.parallel)
     finally:
-        if proc and proc.poll() is None:
-            proc.terminate()
-            proc.wait(30)
-        net.destroy()
         lab.unload_module("tcp_spec")
+    print(report(m))
+    return 0 if m["routed"] == m["n"] else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
