@@ -23,6 +23,26 @@ satellite: the SpecTCP paper's path, once per (flow) "path" so that several
     with timestamps; 564 for MSS 512), so one TCP segment is one frame;
   * rwnd = 30 segments (window metric on the receiver's route back) and
     initial ssthresh = 30 segments (ssthresh metric on the sender's route).
+
+geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
+
+      h1p<p> --link 1-- r1p<p> --link 2-- ... --link k-- h2p<p>
+
+  link j joins 10.<p>.<j>.1 (left) and 10.<p>.<j>.2 (right). Its data
+  direction (left to right) is HTB at the link rate with one leaf: the
+  queue (pfifo, RED with ECN, or a step ECN marker) or, on a lossy link,
+  netem with the impairment (corrupt, random or Gilbert-Elliott loss) and a
+  tail-drop limit. Propagation delay goes on the ACK direction (netem, 2x
+  the one-way delay), so the RTT is right and the data direction keeps its
+  queue; nothing is lost on the ACK direction or on a sender's interface.
+  Offloads (TSO, GSO, GRO) are off everywhere.
+  * geo:      h1 -100 Mbit/s- gw -20 Mbit/s, 300 ms one way, corruption- h2
+  * hybrid:   h1 -100 Mbit/s 3 ms- r1 -5 Mbit/s 40 ms, 30-packet buffer,
+              ECN marking at K- r2 -10 Mbit/s 3 ms, 2-state Markov loss- h2
+  * dumbbell: h1 -100 Mbit/s- r1 -10 Mbit/s bottleneck (RED+ECN or pfifo)-
+              r2 [-lossy last hop-] h2; N flows h1 -> h2 share it
+  * onoff:    h1 -100 Mbit/s- r1 -20 Mbit/s, 100-packet buffer- h2, with
+              on/off background (mininet/onoff.py) from h1
 """
 from mininet.link import TCLink
 from mininet.node import Node
@@ -49,8 +69,11 @@ class SatelliteTopo(Topo):
     """@paths independent satellite paths (see the module docstring)."""
 
     def build(self, paths=1, ber=0.0, mss=1000, sat_bw_kbit=64, delay_ms=280,
-              lan_bw_mbit=10, window=30, red=True):
+              lan_bw_mbit=10, window=30, red=True, per_path=None):
         self.paths = int(paths)
+        # the runner's cases side by side: one BER per path
+        self.bers = [float((per_path[i] if per_path else {}).get("ber", ber))
+                     for i in range(self.paths)]
         self.opts = dict(ber=float(ber), mss=int(mss), sat_bw_kbit=float(sat_bw_kbit),
                          delay_ms=float(delay_ms), lan_bw_mbit=float(lan_bw_mbit),
                          window=int(window), red=red not in (False, "0", "false", "no"))
@@ -73,12 +96,28 @@ class SatelliteTopo(Topo):
     def frame(self):
         return self.opts["mss"] + TCPIP_HDR
 
-    def per(self):
-        return lab.per_from_ber(self.opts["ber"], self.frame())
+    def per(self, p=None):
+        return lab.per_from_ber(self.bers[p - 1] if p else self.opts["ber"], self.frame())
 
-    def ceiling_bps(self):
-        return lab.ceiling_bps(self.opts["sat_bw_kbit"] * 1000, self.per(),
+    def ceiling_bps(self, p=None):
+        return lab.ceiling_bps(self.opts["sat_bw_kbit"] * 1000, self.per(p),
                                self.opts["mss"], self.frame())
+
+    def sender(self, net, p):
+        return net[f"h1p{p}"]
+
+    def receiver(self, net, p):
+        return net[f"h2p{p}"]
+
+    def dst_ip(self, p):
+        return f"10.{p}.4.1"
+
+    def bottleneck(self, net, p):
+        gw1 = net[f"gw1p{p}"]
+        return gw1, gw1.intfList()[1]
+
+    def rtt_ms(self, p=1):
+        return 2 * self.opts["delay_ms"]
 
     def configure(self, net, ber=None):
         """Routes, MTU, qdiscs and TCP metrics of every path. @ber may be a
@@ -87,7 +126,7 @@ class SatelliteTopo(Topo):
         frame = self.frame()
         for i in range(self.paths):
             p = i + 1
-            b = ber[i] if isinstance(ber, (list, tuple)) else (o["ber"] if ber is None else ber)
+            b = ber[i] if isinstance(ber, (list, tuple)) else (self.bers[i] if ber is None else ber)
             per = lab.per_from_ber(b, frame)
             h1, h2 = net[f"h1p{p}"], net[f"h2p{p}"]
             gw1, sat, gw2 = net[f"gw1p{p}"], net[f"satp{p}"], net[f"gw2p{p}"]
@@ -125,4 +164,207 @@ class SatelliteTopo(Topo):
             gw2.cmd(f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
 
 
-topos = {"satellite": SatelliteTopo}
+MTU = 1500
+
+
+def link(rate, delay_ms=0.0, queue=None, impair=None, limit=1000):
+    """One link of a ChainTopo. @rate: tc rate ('20mbit'); @queue: None
+    (pfifo of @limit packets), ('red', min, max, prob) in packets with ECN,
+    or ('step', K): CE on ECT (drop otherwise) above K packets; @impair:
+    netem loss words ('corrupt 1%', 'loss 2%', 'loss gemodel 1% 10% 2% 0.1%'),
+    then @limit is netem's tail-drop queue. A link has a queue or an
+    impairment, not both."""
+    assert not (queue and impair), "a link has a queue or an impairment, not both"
+    return dict(rate=rate, delay_ms=float(delay_ms), queue=queue, impair=impair,
+                limit=int(limit))
+
+
+def queue_tc(q, limit, rate):
+    """tc words of a leaf queue (parent 1:1 handle 10:)."""
+    if not q:
+        return f"pfifo limit {limit}"
+    kind = q[0]
+    if kind == "red":
+        mn, mx, prob = q[1], q[2], q[3]
+        return (f"red limit {limit * MTU} min {mn * MTU} max {mx * MTU} avpkt {MTU} "
+                f"burst {int((2 * mn + mx) / 3) + 1} bandwidth {rate} probability {prob} ecn")
+    if kind == "step":
+        # a DCTCP-style marker: RED whose average follows the instant queue
+        # (burst 1 -> the smallest EWMA weight tc allows is avoided by
+        # min = K, max = K + 1, probability 1: marks all above K)
+        k = q[1]
+        return (f"red limit {limit * MTU} min {k * MTU} max {(k + 1) * MTU} avpkt {MTU} "
+                f"burst {k + 1} bandwidth {rate} probability 1.0 ecn")
+    raise ValueError(f"unknown queue {q!r}")
+
+
+class ChainTopo(Topo):
+    """@paths independent chains of links (link() dicts, from chain_links(**opts)),
+    see the module docstring; @per_path: one dict of opts per path that
+    overrides @opts there (the runner's cases side by side). configure(net)
+    after net.start()."""
+
+    def chain_links(self, **opts):
+        raise NotImplementedError
+
+    def build(self, paths=1, per_path=None, **opts):
+        self.paths = int(paths)
+        self.opts = opts
+        self.path_opts = [dict(opts, **(per_path[i] if per_path else {}))
+                          for i in range(self.paths)]
+        self.chains = [self.chain_links(**o) for o in self.path_opts]
+        for p in range(1, self.paths + 1):
+            k = len(self.chains[p - 1])
+            names = [f"h1p{p}"] + [f"r{i}p{p}" for i in range(1, k)] + [f"h2p{p}"]
+            self.addHost(names[0], ip=f"10.{p}.1.1/24", defaultRoute=f"via 10.{p}.1.2")
+            for n in names[1:-1]:
+                self.addNode(n, cls=LinuxRouter, ip=None)
+            self.addHost(names[-1], ip=f"10.{p}.{k}.2/24", defaultRoute=f"via 10.{p}.{k}.1")
+            for j in range(1, k + 1):
+                self.addLink(names[j - 1], names[j], params1=dict(ip=f"10.{p}.{j}.1/24"),
+                             params2=dict(ip=f"10.{p}.{j}.2/24"))
+
+    # -- after net.start() ------------------------------------------------
+    def nodes_of(self, net, p):
+        k = len(self.chains[p - 1])
+        return ([net[f"h1p{p}"]] + [net[f"r{i}p{p}"] for i in range(1, k)] +
+                [net[f"h2p{p}"]])
+
+    def sender(self, net, p):
+        return net[f"h1p{p}"]
+
+    def receiver(self, net, p):
+        return net[f"h2p{p}"]
+
+    def dst_ip(self, p):
+        return f"10.{p}.{len(self.chains[p - 1])}.2"
+
+    @staticmethod
+    def intf(a, b):
+        """@a's interface toward @b."""
+        return a.connectionsTo(b)[0][0]
+
+    def bottleneck(self, net, p):
+        """(node, interface) of path @p's first link with a queue of its own
+        (the marking queue), else of its slowest link."""
+        chain, nodes = self.chains[p - 1], self.nodes_of(net, p)
+        j = next((j for j, l in enumerate(chain) if l["queue"]), None)
+        if j is None:
+            j = min(range(len(chain)), key=lambda j: rate_bps(chain[j]["rate"]))
+        return nodes[j], self.intf(nodes[j], nodes[j + 1])
+
+    def rtt_ms(self, p=1):
+        return 2 * sum(l["delay_ms"] for l in self.chains[p - 1])
+
+    def capacity_bps(self, p=1):
+        return min(rate_bps(l["rate"]) for l in self.chains[p - 1])
+
+    def per(self, p=1):
+        """Packet loss rate of path @p's impairments (the ceiling's PER)."""
+        return 0.0
+
+    def ceiling_bps(self, p=1):
+        """C (1 - PER) x payload / frame (MSS 1448 with timestamps in a
+        1514-byte Ethernet frame, which HTB counts)."""
+        return self.capacity_bps(p) * (1 - self.per(p)) * 1448 / 1514
+
+    @staticmethod
+    def _cmd(node, cmd):
+        out = node.cmd(cmd + " 2>&1; echo rc=$?")
+        if not out.rstrip().endswith("rc=0"):
+            raise RuntimeError(f"{node.name}: `{cmd}`: {out.strip()}")
+
+    def configure(self, net):
+        for p in range(1, self.paths + 1):
+            chain, nodes = self.chains[p - 1], self.nodes_of(net, p)
+            k = len(chain)
+            for n in nodes:
+                for i in n.intfList():
+                    if i.name != "lo":
+                        n.cmd(f"ethtool -K {i} tso off gso off gro off >/dev/null 2>&1")
+            for i, n in enumerate(nodes[1:-1], start=1):
+                # router i sits on links i and i + 1; the hosts' subnets are 1 and k
+                if i > 1:
+                    self._cmd(n, f"ip route add 10.{p}.1.0/24 via 10.{p}.{i}.1")
+                if i + 1 < k:
+                    self._cmd(n, f"ip route add 10.{p}.{k}.0/24 via 10.{p}.{i + 1}.2")
+            for j, l in enumerate(chain):
+                a, b = nodes[j], nodes[j + 1]
+                ia, ib = self.intf(a, b), self.intf(b, a)
+                leaf = (f"netem {l['impair']} limit {l['limit']}" if l["impair"]
+                        else queue_tc(l["queue"], l["limit"], l["rate"]))
+                self._cmd(a, f"tc qdisc add dev {ia} root handle 1: htb default 1")
+                self._cmd(a, f"tc class add dev {ia} parent 1: classid 1:1 htb "
+                             f"rate {l['rate']} ceil {l['rate']} burst 15k cburst 15k")
+                self._cmd(a, f"tc qdisc add dev {ia} parent 1:1 handle 10: {leaf}")
+                if l["delay_ms"]:
+                    self._cmd(b, f"tc qdisc add dev {ib} root netem "
+                                 f"delay {2 * l['delay_ms']:g}ms limit 100000")
+
+
+def rate_bps(rate):
+    t = str(rate).lower().replace("bit", "")
+    mult = {"k": 1e3, "m": 1e6, "g": 1e9}.get(t[-1:], 1)
+    return float(t[:-1] if t[-1:] in "kmg" else t) * mult
+
+
+class GeoTopo(ChainTopo):
+    """GEO satellite: 20 Mbit/s, 600 ms RTT, random corruption @loss percent
+    on the data direction (netem corrupt; the receiver drops the segment on
+    its checksum)."""
+
+    def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, **_):
+        return [link("100mbit"),
+                link(rate, float(rtt_ms) / 2, impair=f"corrupt {float(loss):g}%", limit=3000)]
+
+    def per(self, p=1):
+        return float(self.path_opts[p - 1].get("loss", 1.0)) / 100
+
+
+class HybridTopo(ChainTopo):
+    """Wired access, ECN-marking bottleneck, wireless last hop: 100 Mbit/s
+    3 ms; 5 Mbit/s 40 ms with a 30-packet buffer marking CE above @mark
+    packets (7, 15, 22: 1/4, 1/2, 3/4 of it); 10 Mbit/s 3 ms with
+    Gilbert-Elliott loss: good state 0.1%, bad state @bad percent,
+    p(good->bad) 1%, p(bad->good) 10%."""
+
+    def chain_links(self, mark=15, bad=1.0, **_):
+        return [link("100mbit", 3),
+                link("5mbit", 40, queue=("step", int(mark)), limit=30),
+                link("10mbit", 3, impair=f"loss gemodel 1% 10% {float(bad):g}% 0.1%",
+                     limit=1000)]
+
+    def per(self, p=1):
+        # stationary: pi_bad = p / (p + r) = 1/11
+        bad = float(self.path_opts[p - 1].get("bad", 1.0)) / 100
+        return (10 / 11) * 0.001 + (1 / 11) * bad
+
+
+class DumbbellTopo(ChainTopo):
+    """N flows (the runner's) over a 10 Mbit/s bottleneck (@red: RED+ECN
+    with min 5, max 15 of 50 packets, else pfifo 50), @delay_ms one way,
+    and, with @loss > 0, a 100 Mbit/s last hop that loses @loss percent."""
+
+    def chain_links(self, rate="10mbit", delay_ms=20, red=True, loss=0.0, **_):
+        red = red not in (False, "0", "false", "no")
+        chain = [link("100mbit"),
+                 link(rate, float(delay_ms), queue=("red", 5, 15, 0.1) if red else None,
+                      limit=50)]
+        if float(loss) > 0:
+            chain.append(link("100mbit", impair=f"loss {float(loss):g}%"))
+        return chain
+
+    def per(self, p=1):
+        return float(self.path_opts[p - 1].get("loss", 0.0)) / 100
+
+
+class OnoffTopo(ChainTopo):
+    """One 20 Mbit/s bottleneck with a 100-packet tail-drop buffer, 50 ms
+    RTT; the runner adds heavy-tailed on/off UDP background from h1."""
+
+    def chain_links(self, rate="20mbit", rtt_ms=50, **_):
+        return [link("100mbit"), link(rate, float(rtt_ms) / 2, limit=100)]
+
+
+topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "hybrid": HybridTopo,
+         "dumbbell": DumbbellTopo, "onoff": OnoffTopo}

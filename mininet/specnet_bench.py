@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""specnet-bench: scenario x congestion control x parameter x repetition on
+the Mininet topologies of mininet/topos.py, with iperf3 --json per flow.
+Runs in the VM as root (make bench / make demo boot it); see README.
+
+    specnet-bench --suite tiny|demo|full [--out DIR] [--seconds S] [--reps N]
+    specnet-bench --scenario geo --param 1,5,20 --ccs spec,reno,bbr [...]
+
+Cases of one scenario run side by side on independent paths of one
+Mininet (satellite, geo, hybrid) as long as their emulated rates fit the
+rate budget and the guest CPU keeps up (it is sampled during every batch;
+above 90% busy the next batches get half the paths, and the records say
+so). dumbbell and onoff cases share one bottleneck by design: one case at a
+time, its flows together.
+
+Output <out>/results.json (meta + one record per flow and case),
+summary.md (goodput as a ratio to reno, to the best baseline and to the
+physical ceiling C(1-PER); Jain for multi-flow cases; the paper's figure
+beside ours), and PNG plots (goodput vs loss per algorithm, cwnd and queue
+over time). results.json is rewritten after every batch: a run stopped
+half way resumes with the same --out, skipping the cases it has.
+A congestion control whose module is missing is skipped with a message.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import specnet_lab as lab  # noqa: E402
+
+BASELINES = ["reno", "cubic", "bbr", "westwood", "hybla"]
+OURS = {"spec": "tcp_spec", "cpecn": "tcp_cpecn", "wecn": "tcp_cpecn", "tp": "tcp_tp"}
+SCHEMA = os.path.join(HERE, "results.schema.json")
+
+# name -> topology class name, the swept parameter, its unit, whether the
+# senders ask for ECN, and whether cases can run side by side
+SCENARIOS = {
+    "satellite": dict(topo="SatelliteTopo", param="ber", unit="BER", ecn=True, side=True,
+                      log=True),
+    "geo": dict(topo="GeoTopo", param="loss", unit="corruption %", ecn=False, side=True,
+                log=True),
+    "hybrid": dict(topo="HybridTopo", param="bad", unit="bad-state loss %", ecn=True,
+                   side=True, log=False),
+    "dumbbell": dict(topo="DumbbellTopo", param="flows", unit="flows", ecn=True, side=False,
+                     log=False),
+    "onoff": dict(topo="OnoffTopo", param="sources", unit="on/off sources", ecn=False,
+                  side=False, log=False),
+}
+
+PAPER = {
+    "satellite": "SpecTCP paper (ns-2): SpecTCP ~5x Reno+ECN at BER 5e-5 (here the "
+                 "ceiling bounds it: ~3.7x reno is the target)",
+    "geo": "BBR (published): ~0.7 of the ceiling up to 10% loss, collapses near 20%",
+    "hybrid": "CPECN paper: CPECN above WECN and ECN over the whole bad-state loss range",
+    "dumbbell": "target: Jain >= 0.95 among flows of one algorithm; against cubic, our "
+                "share <= 60%",
+    "onoff": "TCP-TP paper: fewer retransmissions than Reno at equal goodput, N = 10..100",
+}
+
+ALL = BASELINES
+
+
+def suite(name, seconds=None, reps=None):
+    """The runs of a suite: (scenario, fixed opts, param values, ccs, seconds,
+    reps, flow ccs). flow ccs: None = one flow of the case's cc; a list of
+    cc templates per flow ("{cc}" = the case's cc)."""
+    ours_sat = ["spec"] + ALL
+    if name == "tiny":
+        s, r = seconds or 4, reps or 1
+        return [
+            ("satellite", {}, [1e-5], ["spec", "reno"], max(s, 8), r, None),
+            ("geo", {}, [1.0], ["reno", "cubic"], s, r, None),
+            ("hybrid", {"mark": 15}, [1.0], ["cpecn", "reno"], s, r, None),
+            ("dumbbell", {}, [2], ["reno"], s, r, None),
+            ("onoff", {}, [4], ["tp", "reno"], s, r, None),
+        ]
+    if name == "demo":
+        s, r = seconds or 60, reps or 1
+        return [("satellite", {}, [1e-6, 1e-5, 5e-5], ours_sat, s, r, None),
+                ("geo", {}, [1, 10, 20], ["spec"] + ALL, s, r, None)]
+    if name == "full":
+        s, r = seconds or 60, reps or 1
+        return [
+            ("satellite", {}, [1e-7, 1e-6, 1e-5, 5e-5, 1.2e-4], ours_sat, 2 * s, r, None),
+            ("geo", {}, [0.1, 1, 5, 10, 20], ["spec"] + ALL, s, r, None),
+            *[("hybrid", {"mark": k}, [0.1, 0.5, 1, 2], ["cpecn", "wecn", "reno", "westwood"],
+               s, r, None) for k in (7, 15, 22)],
+            ("dumbbell", {}, [10], ["spec", "cpecn", "tp", "reno", "cubic"], s, r, None),
+            ("dumbbell", {"vs": "cubic"}, [2], ["spec", "cpecn", "tp"], s, r,
+             ["{cc}", "cubic"]),
+            ("onoff", {}, [10, 30, 100], ["tp", "reno"], s, r, None),
+        ]
+    raise SystemExit(f"unknown suite '{name}' (tiny, demo, full)")
+
+
+def case_key(c):
+    return f"{c['scenario']}|{json.dumps(c['opts'], sort_keys=True)}|{c['value']}|{c['cc']}|{c['rep']}"
+
+
+def expand(runs):
+    cases = []
+    for scen, opts, values, ccs, seconds, reps, flows in runs:
+        for v in values:
+            for cc in ccs:
+                for rep in range(1, reps + 1):
+                    cases.append(dict(scenario=scen, opts=opts, value=v, cc=cc, rep=rep,
+                                      seconds=seconds, flows=flows))
+    return cases
+
+
+# ---- measurements --------------------------------------------------------
+
+def cpu_sample():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v), v[3] + v[4]          # total, idle + iowait
+
+
+def cpu_busy(a, b):
+    total, idle = b[0] - a[0], b[1] - a[1]
+    return 1 - idle / total if total else 0.0
+
+
+def nstat(node, *names):
+    out = node.cmd("nstat -az " + " ".join(names))
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 2 and f[0] in names:
+            got[f[0]] = int(f[1])
+    return sum(got.values())
+
+
+def qdisc_stats(node, intf):
+    """marks, drops, backlog of @intf's leaf queue (tc -s -j)."""
+    try:
+        qs = json.loads(node.cmd(f"tc -s -j qdisc show dev {intf}"))
+    except ValueError:
+        return {}
+    leaf = next((q for q in qs if q.get("kind") in ("red", "redopt", "pfifo", "netem")
+                 and q.get("parent") == "1:1"), None) or next(
+        (q for q in qs if q.get("kind") != "htb"), None)
+    if not leaf:
+        return {}
+    x = leaf.get("options", {})
+    return dict(kind=leaf["kind"], marked=leaf.get("marked", x.get("marked", 0)),
+                early=leaf.get("early", 0), pdrop=leaf.get("pdrop", 0),
+                drops=leaf.get("drops", 0), overlimits=leaf.get("overlimits", 0),
+                sent_pkts=leaf.get("packets", 0))
+
+
+QUEUE_POLL = ("while :; do printf '%s ' $(date +%s.%N); "
+              "tc -s -j qdisc show dev {intf} parent 1:1; sleep 0.5; done")
+
+
+def queue_series(text, t0):
+    out = []
+    for line in text.splitlines():
+        try:
+            ts, js = line.split(" ", 1)
+            q = json.loads(js)[0]
+            out.append([round(float(ts) - t0, 2), q.get("backlog", 0), q.get("qlen", 0)])
+        except (ValueError, IndexError, KeyError):
+            continue
+    return out
+
+
+def flow_record(rep_json):
+    """goodput, retransmits, RTT and the cwnd/RTT series of an iperf3 report."""
+    rec = {}
+    try:
+        rep = json.loads(rep_json)
+    except ValueError:
+        return dict(error="iperf3: no JSON: " + rep_json.strip()[-300:])
+    if "error" in rep and "end" not in rep:
+        return dict(error=f"iperf3: {rep['error']}")
+    try:
+        rec["goodput_bps"] = lab.goodput_bps(rep)
+        rec["retransmits"] = lab.retransmits(rep)
+        snd = rep["end"]["streams"][0]["sender"]
+        rec["bytes_sent"] = snd.get("bytes", 0)
+        rec["mean_rtt_ms"] = snd.get("mean_rtt", 0) / 1000
+        rec["series"] = [[round(iv["sum"]["end"], 2), iv["streams"][0].get("snd_cwnd", 0),
+                          iv["streams"][0].get("rtt", 0) / 1000,
+                          iv["streams"][0]["bits_per_second"]]
+                         for iv in rep.get("intervals", [])]
+    except (KeyError, IndexError, TypeError) as e:
+        rec["error"] = f"iperf3 report: {e!r}: {rep.get('error', '')}"
+    return rec
+
+
+def jain(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs or not any(xs):
+        return None
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+# ---- running -------------------------------------------------------------
+
+def topo_for(cases):
+    import topos
+    scen = cases[0]["scenario"]
+    cls = getattr(topos, SCENARIOS[scen]["topo"])
+    param = SCENARIOS[scen]["param"]
+    opts = dict(cases[0]["opts"])
+    opts.pop("vs", None)
+    per_path = [{param: c["value"]} if param not in ("flows",) else {} for c in cases]
+    if scen == "satellite":
+        opts["mss"] = 512 if cases[0]["value"] > 5e-5 else 1000
+    return cls(paths=len(cases), per_path=per_path, **opts)
+
+
+def run_batch(cases, log):
+    """One Mininet for @cases (side by side, one path each): returns the
+    records (one per flow) and the guest CPU busy fraction."""
+    from mininet.net import Mininet
+
+    scen = cases[0]["scenario"]
+    seconds = cases[0]["seconds"]
+    topo = topo_for(cases)
+    net = Mininet(topo=topo, controller=None, build=True, waitConnected=False)
+    records, pollers, procs = [], [], []
+    try:
+        net.start()
+        topo.configure(net)
+        plan = []                       # (case, path, [(flow cc, port)])
+        for p, c in enumerate(cases, start=1):
+            snd, rcv = topo.sender(net, p), topo.receiver(net, p)
+            snd.cmd(f"sysctl -qw net.ipv4.tcp_ecn={1 if SCENARIOS[scen]['ecn'] else 0} "
+                    "net.ipv4.tcp_no_metrics_save=1")
+            if c["flows"]:
+                fccs = [f.format(cc=c["cc"]) for f in c["flows"]]
+            elif scen == "dumbbell":
+                fccs = [c["cc"]] * int(c["value"])
+            else:
+                fccs = [c["cc"]]
+            flows = [(fc, 5201 + i) for i, fc in enumerate(fccs)]
+            for _, port in flows:
+                rcv.cmd(f"iperf3 -s -1 -D -p {port} --logfile /tmp/iperf3-{rcv.name}-{port}.log")
+            plan.append((c, p, flows))
+        time.sleep(1)
+        for c, p, _ in plan:
+            out = topo.sender(net, p).cmd(f"ping -c 1 -W 5 {topo.dst_ip(p)}")
+            if " 0% packet loss" not in out and scen != "geo":
+                log(f"path {p} ({c['cc']} {c['value']}): no ping reply before the flows")
+        c0 = cpu_sample()
+        t0 = time.time()
+        for c, p, flows in plan:
+            node, intf = topo.bottleneck(net, p)
+            pollers.append(node.popen(["sh", "-c", QUEUE_POLL.format(intf=intf)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                      text=True))
+            if scen == "onoff":
+                n = int(c["value"])
+                rate = 0.5 * topo.capacity_bps(p) * 3 / n     # duty cycle 1/3: mean 50%
+                procs.append((None, topo.sender(net, p).popen(
+                    ["python3", os.path.join(HERE, "onoff.py"), "--dst", topo.dst_ip(p),
+                     "--sources", str(n), "--rate", str(int(rate)), "--duration",
+                     str(seconds + 2), "--seed", str(c["rep"])],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+            for fc, port in flows:
+                procs.append(((p, fc, port), topo.sender(net, p).popen(
+                    ["iperf3", "-c", topo.dst_ip(p), "-p", str(port), "-t", str(seconds),
+                     "-C", fc, "-J", "-i", "1", "--connect-timeout", "10000"],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+        outs = {}
+        for tag, pr in procs:
+            out, err = pr.communicate(timeout=seconds * 3 + 180)
+            if tag:
+                outs[tag] = (out, err)
+        busy = cpu_busy(c0, cpu_sample())
+        for pl in pollers:
+            pl.terminate()
+        for c, p, flows in plan:
+            pout = pollers[p - 1].communicate(timeout=10)[0]
+            node, intf = topo.bottleneck(net, p)
+            rcv = topo.receiver(net, p)
+            shared = dict(
+                queue=qdisc_stats(node, intf), queue_series=queue_series(pout, t0),
+                csum_errors=nstat(rcv, "TcpInCsumErrors", "IpExtInCsumErrors"),
+                ceiling_bps=topo.ceiling_bps(p), per=topo.per(p), rtt_ms=topo.rtt_ms(p),
+                guest_cpu_busy=round(busy, 3))
+            counters = {}
+            for fc in {fc for fc, _ in flows}:
+                if fc in OURS:
+                    counters[fc] = lab.parse_counters(
+                        topo.sender(net, p).cmd(f"cat /proc/net/tcp_{fc} 2>/dev/null"))
+            frecs = []
+            for i, (fc, port) in enumerate(flows):
+                out, err = outs[(p, fc, port)]
+                r = dict(scenario=scen, opts=c["opts"], param=SCENARIOS[scen]["param"],
+                         value=c["value"], cc=c["cc"], flow_cc=fc, flow=i, rep=c["rep"],
+                         seconds=seconds, key=case_key(c))
+                r.update(flow_record(out))
+                if "error" in r and err.strip():
+                    r["error"] += " " + err.strip()[-200:]
+                frecs.append(r)
+            j = jain([r.get("goodput_bps") for r in frecs]) if len(frecs) > 1 else None
+            for r in frecs:
+                r.update(shared)
+                r["counters"] = counters.get(r["flow_cc"], {})
+                if j is not None:
+                    r["jain"] = j
+                    tot = sum(x.get("goodput_bps", 0) for x in frecs)
+                    r["share"] = r.get("goodput_bps", 0) / tot if tot else None
+            records.extend(frecs)
+        return records, busy
+    finally:
+        for pl in pollers:
+            if pl.poll() is None:
+                pl.kill()
+        for _, pr in procs:
+            if pr.poll() is None:
+                pr.kill()
+        net.stop()
+
+
+def batches(cases, max_paths, rate_budget_bps):
+    """Cases in run order, grouped: side by side where the scenario allows,
+    within @max_paths and the rate budget; satellite by MSS."""
+    out, cur, load = [], [], 0.0
+
+    def flush():
+        nonlocal cur, load
+        if cur:
+            out.append(cur)
+        cur, load = [], 0.0
+
+    for c in cases:
+        sc = SCENARIOS[c["scenario"]]
+        if not sc["side"]:
+            flush()
+            out.append([c])
+            continue
+        rate = bottleneck_rate(c)
+        same = cur and (cur[0]["scenario"], cur[0]["seconds"], json.dumps(cur[0]["opts"])) == \
+            (c["scenario"], c["seconds"], json.dumps(c["opts"]))
+        if c["scenario"] == "satellite" and cur:
+            same = same and (cur[0]["value"] > 5e-5) == (c["value"] > 5e-5)
+        if not same or len(cur) >= max_paths or load + rate > rate_budget_bps:
+            flush()
+        cur.append(c)
+        load += rate
+    flush()
+    return out
+
+
+def bottleneck_rate(c):
+    return {"satellite": 64e3, "geo": 20e6, "hybrid": 5e6}.get(c["scenario"], 20e6)
+
+
+def fmt_dur(s):
+    s = int(s)
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+# ---- output --------------------------------------------------------------
+
+def save(out, meta, records):
+    tmp = os.path.join(out, "results.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(dict(meta=meta, records=records), f, indent=1)
+    os.replace(tmp, os.path.join(out, "results.json"))
+
+
+def validate(path):
+    import jsonschema
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    with open(path) as f:
+        jsonschema.validate(json.load(f), schema)
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def summary(meta, records):
+    lines = [f"# specnet-bench {meta['suite']} ({meta['date']}, kernel {meta['kernel']}, "
+             f"commit {meta['commit']})", ""]
+    if meta.get("skipped"):
+        lines += ["Skipped (module missing): " + ", ".join(meta["skipped"]), ""]
+    groups = {}
+    for r in records:
+        groups.setdefault((r["scenario"], json.dumps(r["opts"], sort_keys=True)), []).append(r)
+    for (scen, opts), rs in groups.items():
+        sc = SCENARIOS[scen]
+        ccs = list(dict.fromkeys(r["cc"] for r in rs))
+        values = sorted({r["value"] for r in rs})
+        o = json.loads(opts)
+        lines += [f"## {scen}" + (f" ({', '.join(f'{k} {v}' for k, v in o.items())})" if o else ""),
+                  "", f"Paper: {PAPER[scen]}.", ""]
+        multi = any("jain" in r for r in rs)
+        head = f"| {sc['unit']} | ceiling Mbit/s |" + "".join(f" {cc} |" for cc in ccs)
+        lines += [head, "|---|---|" + "---|" * len(ccs)]
+        for v in values:
+            at = [r for r in rs if r["value"] == v]
+            ceil = at[0]["ceiling_bps"]
+            # per cc: mean over reps of the case goodput (sum of its flows
+            # of that cc) and Jain
+            g = {}
+            for cc in ccs:
+                per_rep = {}
+                for r in at:
+                    if r["cc"] == cc and r["flow_cc"] == cc and "goodput_bps" in r:
+                        per_rep[r["rep"]] = per_rep.get(r["rep"], 0) + r["goodput_bps"]
+                g[cc] = mean(per_rep.values())
+            base = [g[b] for b in BASELINES if g.get(b)]
+            best = max(base) if base else None
+            cells = []
+            for cc in ccs:
+                x = g[cc]
+                if x is None:
+                    cells.append(" failed |")
+                    continue
+                parts = [f"{x / 1e6:.3f}"]
+                if g.get("reno"):
+                    parts.append(f"{x / g['reno']:.2f}x reno")
+                if best and cc not in BASELINES:
+                    parts.append(f"{x / best:.2f}x best")
+                parts.append(f"{x / ceil:.2f} ceil")
+                if multi:
+                    jv = mean([r.get("jain") for r in at if r["cc"] == cc])
+                    sh_ = mean([r.get("share") for r in at if r["cc"] == cc and r["flow"] == 0])
+                    if jv is not None:
+                        parts.append(f"Jain {jv:.2f}")
+                    if o.get("vs") and sh_ is not None:
+                        parts.append(f"share {sh_:.2f}")
+                rtx = mean([r.get("retransmits") for r in at if r["cc"] == cc])
+                if scen == "onoff" and rtx is not None:
+                    sent = mean([r.get("bytes_sent") for r in at if r["cc"] == cc]) or 1
+                    parts.append(f"rtx {rtx * 1448 / sent:.4f}")
+                cells.append(" " + ", ".join(parts) + " |")
+            lines.append(f"| {v:g} | {ceil / 1e6:.3f} |" + "".join(cells))
+        lines.append("")
+    lines += ["Cells: goodput Mbit/s (mean over repetitions), its ratio to reno, to the best "
+              "baseline (reno, cubic, bbr, westwood, hybla) for ours, and to the physical "
+              "ceiling C(1-PER); Jain over a case's flows; share of the first flow against "
+              "cubic; rtx: retransmitted bytes / bytes sent.", ""]
+    return "\n".join(lines)
+
+
+def plots(out, records):
+    os.environ.setdefault("MPLCONFIGDIR", os.path.join(lab.TOP, "build", "mpl"))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    written = []
+    groups = {}
+    for r in records:
+        groups.setdefault((r["scenario"], json.dumps(r["opts"], sort_keys=True)), []).append(r)
+    for n, ((scen, opts), rs) in enumerate(groups.items()):
+        sc = SCENARIOS[scen]
+        tag = scen + ("-" + re.sub(r"[^a-z0-9]+", "", opts.lower()) if opts != "{}" else "")
+        fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
+        for cc in dict.fromkeys(r["cc"] for r in rs):
+            pts = {}
+            for r in rs:
+                if r["cc"] == cc and r["flow_cc"] == cc and "goodput_bps" in r:
+                    pts.setdefault(r["value"], []).append(r["goodput_bps"] / 1e6)
+            xs = sorted(pts)
+            ax[0].plot(xs, [mean(pts[x]) for x in xs], marker="o", label=cc)
+            first = next((r for r in rs if r["cc"] == cc and r.get("series")), None)
+            if first:
+                ax[1].plot([s[0] for s in first["series"]], [s[1] / 1448 for s in first["series"]],
+                           label=f"{cc} ({sc['param']} {first['value']:g})")
+            q = next((r for r in rs if r["cc"] == cc and r.get("queue_series")), None)
+            if q:
+                ax[2].plot([s[0] for s in q["queue_series"]], [s[2] for s in q["queue_series"]],
+                           label=f"{cc} ({sc['param']} {q['value']:g})")
+        ceil = sorted({(r["value"], r["ceiling_bps"] / 1e6) for r in rs})
+        ax[0].plot([c[0] for c in ceil], [c[1] for c in ceil], "k--", label="ceiling")
+        if sc["log"]:
+            ax[0].set_xscale("log")
+        ax[0].set_xlabel(sc["unit"])
+        ax[0].set_ylabel("goodput (Mbit/s)")
+        ax[1].set_xlabel("time (s)")
+        ax[1].set_ylabel("cwnd (segments, iperf3 snd_cwnd / 1448)")
+        ax[2].set_xlabel("time (s)")
+        ax[2].set_ylabel("bottleneck queue (packets)")
+        for a in ax:
+            a.grid(True, alpha=0.3)
+            a.legend(fontsize=7)
+        fig.suptitle(f"{scen} {opts if opts != '{}' else ''}")
+        fig.tight_layout()
+        path = os.path.join(out, f"{tag or n}.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def git_commit():
+    r = subprocess.run(["git", "-C", lab.TOP, "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="specnet-bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", default=None, help="tiny, demo or full")
+    ap.add_argument("--scenario", choices=sorted(SCENARIOS), help="one scenario instead")
+    ap.add_argument("--param", help="its parameter values, comma separated")
+    ap.add_argument("--ccs", help="congestion controls, comma separated")
+    ap.add_argument("--seconds", type=int, help="flow duration (suite default otherwise)")
+    ap.add_argument("--reps", type=int, help="repetitions")
+    ap.add_argument("--out", help="output directory (resumes if it has results.json)")
+    ap.add_argument("--max-paths", type=int, default=12, help="cases side by side, at most")
+    ap.add_argument("--rate-budget", type=float, default=40e6,
+                    help="sum of side-by-side bottleneck rates, bit/s")
+    a = ap.parse_args(argv)
+    if os.geteuid() != 0:
+        raise SystemExit("specnet-bench: needs root (Mininet); run it in the VM: make bench")
+    if a.scenario:
+        if not (a.param and a.ccs):
+            raise SystemExit("specnet-bench: --scenario needs --param and --ccs")
+        try:
+            values = [float(v) if SCENARIOS[a.scenario]["param"] in ("ber", "loss", "bad")
+                      else int(v) for v in a.param.split(",")]
+        except ValueError:
+            raise SystemExit(f"specnet-bench: bad --param '{a.param}'")
+        runs = [(a.scenario, {}, values, a.ccs.split(","), a.seconds or 30, a.reps or 1, None)]
+        name = a.scenario
+    else:
+        name = a.suite or "demo"
+        runs = suite(name, a.seconds, a.reps)
+
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = a.out or os.path.join(lab.TOP, "results", f"bench-{name}-{stamp}")
+    os.makedirs(out, exist_ok=True)
+    records, meta = [], None
+    prev = os.path.join(out, "results.json")
+    if os.path.exists(prev):
+        with open(prev) as f:
+            old = json.load(f)
+        records, meta = old["records"], old["meta"]
+        print(f"specnet-bench: resuming {out}: {len({r['key'] for r in records})} cases done")
+    meta = meta or dict(suite=name, date=stamp, kernel=lab.kernel_release(),
+                        commit=git_commit(), skipped=[])
+
+    cases = expand(runs)
+    wanted = {c["cc"] for c in cases} | {f.format(cc=c["cc"]) for c in cases
+                                          for f in (c["flows"] or [])}
+    skipped = sorted(cc for cc in wanted if not lab.ensure_cc(cc))
+    for cc in skipped:
+        print(f"specnet-bench: skipping {cc}: congestion control not available "
+              f"(module {OURS.get(cc, 'tcp_' + cc)} missing)", flush=True)
+    meta["skipped"] = sorted(set(meta.get("skipped", [])) | set(skipped))
+    done = {r["key"] for r in records}
+    todo = [c for c in cases if case_key(c) not in done and c["cc"] not in skipped and
+            not any(f.format(cc=c["cc"]) in skipped for f in (c["flows"] or []))]
+    subprocess.run("mn -c >/dev/null 2>&1", shell=True)
+
+    max_paths = a.max_paths
+    t_start, n_done, total = time.time(), 0, len(todo)
+    bs = batches(todo, max_paths, a.rate_budget)
+    i = 0
+    while i < len(bs):
+        b = bs[i]
+        if len(b) > max_paths:                 # the CPU check halved it
+            bs[i:i + 1] = [b[:max_paths], b[max_paths:]]
+            b = bs[i]
+        el = time.time() - t_start
+        eta = (el / n_done * (total - n_done)) if n_done else None
+        print(f"[{n_done}/{total}] {b[0]['scenario']}: {len(b)} case(s) "
+              f"({', '.join(sorted({c['cc'] for c in b}))}; {b[0]['seconds']}s flows); "
+              f"elapsed {fmt_dur(el)}, ETA {fmt_dur(eta) if eta is not None else '?'}",
+              flush=True)
+        recs, busy = run_batch(b, lambda m: print("  " + m, flush=True))
+        if busy > 0.9 and len(b) > 1:
+            max_paths = max(1, len(b) // 2)
+            for r in recs:
+                r["cpu_saturated"] = True
+            print(f"  guest CPU {busy:.0%} busy: at most {max_paths} cases side by side "
+                  "from now on", flush=True)
+        records.extend(recs)
+        n_done += len(b)
+        save(out, meta, records)
+        i += 1
+    validate(prev)
+    text = summary(meta, records)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(text)
+    pngs = plots(out, records)
+    print("\n" + text)
+    print(f"results: {out}/results.json, summary.md, " +
+          ", ".join(os.path.basename(p) for p in pngs) +
+          f" ({fmt_dur(time.time() - t_start)})")
+    return 1 if any("error" in r for r in records) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
