@@ -84,6 +84,15 @@ demo: setup
 	@$(MAKE) --no-print-directory KVERS="$(firstword $(ALL_KVERS))" modules
 	@$(PY) $(TOP)/mininet/demo.py --kernel "$(firstword $(ALL_KVERS))"
 
+# specnet-bench in the VM: SUITE=full (default), demo or tiny; BENCH_ARGS
+# for more (e.g. --seconds 30 --reps 3, or --out results/<dir> to resume)
+SUITE ?= full
+BENCH_KVER ?= $(firstword $(ALL_KVERS))
+bench: setup
+	@$(MAKE) --no-print-directory KVERS="$(BENCH_KVER)" modules
+	@$(PY) $(TOP)/tests/vm/vm.py --kernel "$(BENCH_KVER)" --timeout 7200 -- \
+		$(PY) $(TOP)/mininet/specnet_bench.py --suite $(SUITE) $(BENCH_ARGS)
+
 TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc
 SBINDIR  ?= /usr/local/sbin
 UNITDIR  ?= /usr/local/lib/systemd/system
