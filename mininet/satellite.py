@@ -31,18 +31,6 @@ PAPER = {  # SpecTCP paper, Reno+ECN vs SpecTCP at BER 5e-5: "~5x"
 }
 
 
-def git_commit():
-    try:
-        return subprocess.run(["git", "-C", lab.TOP, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True).stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
-
-
-def mss_for(ber):
-    return 512 if ber > 5e-5 else 1000
-
-
 def run(args):
     from mininet.log import setLogLevel, info
     from mininet.net import Mininet
@@ -62,7 +50,7 @@ def run(args):
     # one network per MSS (the MTU is per path but the topology's frame is global)
     groups = {}
     for b in bers:
-        groups.setdefault(mss_for(b), []).append(b)
+        groups.setdefault(SatelliteTopo.mss_for(b), []).append(b)
     for mss, group in groups.items():
         cases = [(b, cc) for b in group for cc in ccs]
         topo = SatelliteTopo(paths=len(cases), mss=mss)
@@ -110,9 +98,9 @@ def run(args):
                         why = out.strip()[-300:]
                     rec["error"] = f"iperf3: {why or e} {err.strip()[-300:]}"
                 gw1, h2 = net[f"gw1p{p}"], net[f"h2p{p}"]
-                rec["red"] = red_stats(gw1.cmd(f"tc -s -j qdisc show dev {gw1.intfList()[1]}"))
-                rec["csum_errors"] = nstat(h2, "TcpInCsumErrors") + nstat(h2, "IpExtInCsumErrors")
-                rec["hdr_errors_gw2"] = nstat(net[f"gw2p{p}"], "IpInHdrErrors")
+                rec["red"] = lab.node_qdisc_stats(gw1, gw1.intfList()[1])
+                rec["csum_errors"] = lab.node_nstat(h2, "TcpInCsumErrors", "IpExtInCsumErrors")
+                rec["hdr_errors_gw2"] = lab.node_nstat(net[f"gw2p{p}"], "IpInHdrErrors")
                 if cc == "spec":
                     rec["spec_counters"] = lab.parse_counters(net[f"h1p{p}"].cmd("cat /proc/net/tcp_spec"))
                 records.append(rec)
@@ -120,29 +108,6 @@ def run(args):
         finally:
             net.stop()
     return records, ccs, bers
-
-
-def nstat(node, name):
-    out = node.cmd(f"nstat -az {name}")
-    for line in out.splitlines():
-        f = line.split()
-        if f and f[0] == name:
-            return int(f[1])
-    return 0
-
-
-def red_stats(js):
-    try:
-        for q in json.loads(js):
-            if q.get("kind") == "red":
-                x = q.get("options", {})
-                return dict(marked=q.get("marked", x.get("marked")),
-                            early=q.get("early", x.get("early")),
-                            pdrop=q.get("pdrop", x.get("pdrop")),
-                            drops=q.get("drops"), sent_pkts=q.get("packets"))
-    except ValueError:
-        pass
-    return {}
 
 
 def table(records, ccs, bers):
@@ -207,7 +172,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     subprocess.run("mn -c >/dev/null 2>&1", shell=True)
     records, ccs, bers = run(a)
-    meta = dict(date=stamp, kernel=lab.kernel_release(), commit=git_commit(),
+    meta = dict(date=stamp, kernel=lab.kernel_release(), commit=lab.git_commit(),
                 scenario="satellite", seconds=a.seconds, ccs=ccs, bers=bers,
                 paper=PAPER["note"])
     with open(os.path.join(out, "results.json"), "w") as f:

@@ -64,14 +64,11 @@ PAPER = {
     "onoff": "TCP-TP paper: fewer retransmissions than Reno at equal goodput, N = 10..100",
 }
 
-ALL = BASELINES
-
-
 def suite(name, seconds=None, reps=None):
     """The runs of a suite: (scenario, fixed opts, param values, ccs, seconds,
     reps, flow ccs). flow ccs: None = one flow of the case's cc; a list of
     cc templates per flow ("{cc}" = the case's cc)."""
-    ours_sat = ["spec"] + ALL
+    ours_sat = ["spec"] + BASELINES
     if name == "tiny":
         s, r = seconds or 4, reps or 1
         return [
@@ -84,12 +81,12 @@ def suite(name, seconds=None, reps=None):
     if name == "demo":
         s, r = seconds or 60, reps or 1
         return [("satellite", {}, [1e-6, 1e-5, 5e-5], ours_sat, s, r, None),
-                ("geo", {}, [1, 10, 20], ["spec"] + ALL, s, r, None)]
+                ("geo", {}, [1, 10, 20], ["spec"] + BASELINES, s, r, None)]
     if name == "full":
         s, r = seconds or 60, reps or 1
         return [
             ("satellite", {}, [1e-7, 1e-6, 1e-5, 5e-5, 1.2e-4], ours_sat, 2 * s, r, None),
-            ("geo", {}, [0.1, 1, 5, 10, 20], ["spec"] + ALL, s, r, None),
+            ("geo", {}, [0.1, 1, 5, 10, 20], ["spec"] + BASELINES, s, r, None),
             *[("hybrid", {"mark": k}, [0.1, 0.5, 1, 2], ["cpecn", "wecn", "reno", "westwood"],
                s, r, None) for k in (7, 15, 22)],
             ("dumbbell", {}, [10], ["spec", "cpecn", "tp", "reno", "cubic"], s, r, None),
@@ -126,34 +123,6 @@ def cpu_sample():
 def cpu_busy(a, b):
     total, idle = b[0] - a[0], b[1] - a[1]
     return 1 - idle / total if total else 0.0
-
-
-def nstat(node, *names):
-    out = node.cmd("nstat -az " + " ".join(names))
-    got = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) >= 2 and f[0] in names:
-            got[f[0]] = int(f[1])
-    return sum(got.values())
-
-
-def qdisc_stats(node, intf):
-    """marks, drops, backlog of @intf's leaf queue (tc -s -j)."""
-    try:
-        qs = json.loads(node.cmd(f"tc -s -j qdisc show dev {intf}"))
-    except ValueError:
-        return {}
-    leaf = next((q for q in qs if q.get("kind") in ("red", "redopt", "pfifo", "netem")
-                 and q.get("parent") == "1:1"), None) or next(
-        (q for q in qs if q.get("kind") != "htb"), None)
-    if not leaf:
-        return {}
-    x = leaf.get("options", {})
-    return dict(kind=leaf["kind"], marked=leaf.get("marked", x.get("marked", 0)),
-                early=leaf.get("early", 0), pdrop=leaf.get("pdrop", 0),
-                drops=leaf.get("drops", 0), overlimits=leaf.get("overlimits", 0),
-                sent_pkts=leaf.get("packets", 0))
 
 
 QUEUE_POLL = ("while :; do printf '%s ' $(date +%s.%N); "
@@ -212,9 +181,9 @@ def topo_for(cases):
     param = SCENARIOS[scen]["param"]
     opts = dict(cases[0]["opts"])
     opts.pop("vs", None)
-    per_path = [{param: c["value"]} if param not in ("flows",) else {} for c in cases]
+    per_path = [{param: c["value"]} if param != "flows" else {} for c in cases]
     if scen == "satellite":
-        opts["mss"] = 512 if cases[0]["value"] > 5e-5 else 1000
+        opts["mss"] = cls.mss_for(cases[0]["value"])
     return cls(paths=len(cases), per_path=per_path, **opts)
 
 
@@ -284,8 +253,8 @@ def run_batch(cases, log):
             node, intf = topo.bottleneck(net, p)
             rcv = topo.receiver(net, p)
             shared = dict(
-                queue=qdisc_stats(node, intf), queue_series=queue_series(pout, t0),
-                csum_errors=nstat(rcv, "TcpInCsumErrors", "IpExtInCsumErrors"),
+                queue=lab.node_qdisc_stats(node, intf), queue_series=queue_series(pout, t0),
+                csum_errors=lab.node_nstat(rcv, "TcpInCsumErrors", "IpExtInCsumErrors"),
                 ceiling_bps=topo.ceiling_bps(p), per=topo.per(p), rtt_ms=topo.rtt_ms(p),
                 guest_cpu_busy=round(busy, 3))
             counters = {}
@@ -326,6 +295,7 @@ def run_batch(cases, log):
 def batches(cases, max_paths, rate_budget_bps):
     """Cases in run order, grouped: side by side where the scenario allows,
     within @max_paths and the rate budget; satellite by MSS."""
+    import topos
     out, cur, load = [], [], 0.0
 
     def flush():
@@ -340,21 +310,18 @@ def batches(cases, max_paths, rate_budget_bps):
             flush()
             out.append([c])
             continue
-        rate = bottleneck_rate(c)
+        rate = topo_for([c]).capacity_bps(1)
         same = cur and (cur[0]["scenario"], cur[0]["seconds"], json.dumps(cur[0]["opts"])) == \
             (c["scenario"], c["seconds"], json.dumps(c["opts"]))
         if c["scenario"] == "satellite" and cur:
-            same = same and (cur[0]["value"] > 5e-5) == (c["value"] > 5e-5)
+            mss = topos.SatelliteTopo.mss_for
+            same = same and mss(cur[0]["value"]) == mss(c["value"])
         if not same or len(cur) >= max_paths or load + rate > rate_budget_bps:
             flush()
         cur.append(c)
         load += rate
     flush()
     return out
-
-
-def bottleneck_rate(c):
-    return {"satellite": 64e3, "geo": 20e6, "hybrid": 5e6}.get(c["scenario"], 20e6)
 
 
 def fmt_dur(s):
@@ -499,12 +466,6 @@ def plots(out, records):
     return written
 
 
-def git_commit():
-    r = subprocess.run(["git", "-C", lab.TOP, "rev-parse", "--short", "HEAD"],
-                       capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="specnet-bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -546,7 +507,7 @@ def main(argv=None):
         records, meta = old["records"], old["meta"]
         print(f"specnet-bench: resuming {out}: {len({r['key'] for r in records})} cases done")
     meta = meta or dict(suite=name, date=stamp, kernel=lab.kernel_release(),
-                        commit=git_commit(), skipped=[])
+                        commit=lab.git_commit(), skipped=[])
 
     cases = expand(runs)
     wanted = {c["cc"] for c in cases} | {f.format(cc=c["cc"]) for c in cases

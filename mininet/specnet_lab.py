@@ -441,6 +441,46 @@ def retransmits(report):
     return report["end"]["sum_sent"].get("retransmits", 0)
 
 
+def git_commit():
+    """Short commit of the tree, for results records ("unknown" outside git)."""
+    try:
+        r = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
+                           capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    return r.stdout.strip() or "unknown"
+
+
+# ---- Mininet nodes (anything with .cmd()) ----------------------------------
+
+def node_nstat(node, *names):
+    """Sum of the nstat counters @names in @node's namespace."""
+    got = {}
+    for line in node.cmd("nstat -az " + " ".join(names)).splitlines():
+        f = line.split()
+        if len(f) >= 2 and f[0] in names:
+            got[f[0]] = int(f[1])
+    return sum(got.values())
+
+
+def node_qdisc_stats(node, intf):
+    """marks, drops and packets of the leaf queue (parent 1:1, else the
+    first that is not HTB) on @node's @intf, from tc -s -j."""
+    try:
+        qs = json.loads(node.cmd(f"tc -s -j qdisc show dev {intf}"))
+    except ValueError:
+        return {}
+    leaf = next((q for q in qs if q.get("parent") == "1:1"), None) or next(
+        (q for q in qs if q.get("kind") != "htb"), None)
+    if not leaf:
+        return {}
+    x = leaf.get("options", {})
+    return dict(kind=leaf["kind"], marked=leaf.get("marked", x.get("marked", 0)),
+                early=leaf.get("early", 0), pdrop=leaf.get("pdrop", 0),
+                drops=leaf.get("drops", 0), overlimits=leaf.get("overlimits", 0),
+                sent_pkts=leaf.get("packets", 0))
+
+
 # ---- lossy-link arithmetic (algorithms.md section 6) -----------------------
 
 def per_from_ber(ber, frame_bytes):

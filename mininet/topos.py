@@ -65,7 +65,19 @@ class LinuxRouter(Node):
         super().terminate()
 
 
-class SatelliteTopo(Topo):
+class PathsTopo(Topo):
+    """Independent paths p = 1..paths, each from sender h1p<p> to receiver
+    h2p<p>; subclasses give dst_ip(p), bottleneck(net, p), per(p),
+    ceiling_bps(p), rtt_ms(p) and capacity_bps(p)."""
+
+    def sender(self, net, p):
+        return net[f"h1p{p}"]
+
+    def receiver(self, net, p):
+        return net[f"h2p{p}"]
+
+
+class SatelliteTopo(PathsTopo):
     """@paths independent satellite paths (see the module docstring)."""
 
     def build(self, paths=1, ber=0.0, mss=1000, sat_bw_kbit=64, delay_ms=280,
@@ -103,11 +115,13 @@ class SatelliteTopo(Topo):
         return lab.ceiling_bps(self.opts["sat_bw_kbit"] * 1000, self.per(p),
                                self.opts["mss"], self.frame())
 
-    def sender(self, net, p):
-        return net[f"h1p{p}"]
+    @staticmethod
+    def mss_for(ber):
+        """The paper's segment size: 512 bytes above BER 5e-5, else 1000."""
+        return 512 if ber > 5e-5 else 1000
 
-    def receiver(self, net, p):
-        return net[f"h2p{p}"]
+    def capacity_bps(self, p=1):
+        return self.opts["sat_bw_kbit"] * 1000
 
     def dst_ip(self, p):
         return f"10.{p}.4.1"
@@ -198,7 +212,7 @@ def queue_tc(q, limit, rate):
     raise ValueError(f"unknown queue {q!r}")
 
 
-class ChainTopo(Topo):
+class ChainTopo(PathsTopo):
     """@paths independent chains of links (link() dicts, from chain_links(**opts)),
     see the module docstring; @per_path: one dict of opts per path that
     overrides @opts there (the runner's cases side by side). configure(net)
@@ -229,12 +243,6 @@ class ChainTopo(Topo):
         k = len(self.chains[p - 1])
         return ([net[f"h1p{p}"]] + [net[f"r{i}p{p}"] for i in range(1, k)] +
                 [net[f"h2p{p}"]])
-
-    def sender(self, net, p):
-        return net[f"h1p{p}"]
-
-    def receiver(self, net, p):
-        return net[f"h2p{p}"]
 
     def dst_ip(self, p):
         return f"10.{p}.{len(self.chains[p - 1])}.2"
