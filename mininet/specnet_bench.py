@@ -40,7 +40,8 @@ OURS = {"spec": "tcp_spec", "cpecn": "tcp_cpecn", "wecn": "tcp_cpecn", "tp": "tc
 SCHEMA = os.path.join(HERE, "results.schema.json")
 
 # name -> topology class name, the swept parameter, its unit, whether the
-# senders ask for ECN, and whether cases can run side by side
+# senders ask for ECN, whether cases can run side by side, and the flows of
+# a case when not one (dumbbell: the parameter)
 SCENARIOS = {
     "satellite": dict(topo="SatelliteTopo", param="ber", unit="BER", ecn=True, side=True,
                       log=True),
@@ -52,17 +53,36 @@ SCENARIOS = {
                      log=False),
     "onoff": dict(topo="OnoffTopo", param="sources", unit="on/off sources", ecn=False,
                   side=False, log=False),
+    "red": dict(topo="RedTopo", param="max_th", unit="RED max_th (packets)", ecn=True,
+                side=True, log=False, flows=2),
 }
+# opts that are the runner's, not the topology's: the competing flow's cc,
+# tcp_cpecn's base algorithm
+RUNNER_OPTS = ("vs", "base")
 
 PAPER = {
-    "satellite": "SpecTCP paper (ns-2): SpecTCP ~5x Reno+ECN at BER 5e-5 (here the "
-                 "ceiling bounds it: ~3.7x reno is the target)",
-    "geo": "BBR (published): ~0.7 of the ceiling up to 10% loss, collapses near 20%",
-    "hybrid": "CPECN paper: CPECN above WECN and ECN over the whole bad-state loss range",
-    "dumbbell": "target: Jain >= 0.95 among flows of one algorithm; against cubic, our "
-                "share <= 60%",
-    "onoff": "TCP-TP paper: fewer retransmissions than Reno at equal goodput, N = 10..100",
+    "satellite": "SpecTCP paper (ns-2): ~5x the goodput of Reno+ECN at BER 5e-5; from BER "
+                 "1e-5 to 5e-5 Reno loses 77% of its goodput, SpecTCP 12% (on Linux the "
+                 "ceiling bounds the ratio: spec >= 0.9 ceil, about 3.7x reno, is the target)",
+    "geo": "BBR (published): ~0.7 of the ceiling up to 10% loss, collapses near 20%; "
+           "target: spec >= 0.9 ceil up to 10%, >= 0.7 at 20%",
+    "hybrid": "CPECN paper (ns-2): over WECN with the Reno base at 0.5% loss up to 1.18x "
+              "(marking at 1/4 of the buffer, mark 7) and 1.72x (3/4, mark 22); with the "
+              "Westwood base +17-24% at 1% loss",
+    "dumbbell": "CPECN paper: Jain ~0.99 with 10 flows; TCP-TP paper: 0.98-0.99; target: "
+                "Jain >= 0.95 among 10 flows of one algorithm, and against cubic on a "
+                "loss-free ECN bottleneck our share <= 60%",
+    "onoff": "TCP-TP paper: up to 75% lower packet loss ratio than NewReno, prediction error "
+             "below 15% with 10+ background flows",
+    "red": "RED model paper (ns-2): at the model's max_th (8, about half of 3 min_th = 15) "
+           "zero congestion drops, drops at max_th 7; target: zero congestion drops and an "
+           "average queueing delay <= 0.6x classic RED's at equal goodput (within 5%)",
 }
+
+
+def red_model_max():
+    import topos
+    return topos.RedTopo.model()["max_th"]
 
 def suite(name, seconds=None, reps=None):
     """The runs of a suite: (scenario, fixed opts, param values, ccs, seconds,
@@ -76,7 +96,8 @@ def suite(name, seconds=None, reps=None):
             ("geo", {}, [1.0], ["reno", "cubic"], s, r, None),
             ("hybrid", {"mark": 15}, [1.0], ["cpecn", "reno"], s, r, None),
             ("dumbbell", {}, [2], ["reno"], s, r, None),
-            ("onoff", {}, [4], ["tp", "reno"], s, r, None),
+            ("onoff", {}, [4], ["tp"], s, r, None),
+            ("red", {}, [red_model_max()], ["reno"], s, r, None),
         ]
     if name == "demo":
         s, r = seconds or 60, reps or 1
@@ -89,6 +110,10 @@ def suite(name, seconds=None, reps=None):
             ("geo", {}, [0.1, 1, 5, 10, 20], ["spec"] + BASELINES, s, r, None),
             *[("hybrid", {"mark": k}, [0.1, 0.5, 1, 2], ["cpecn", "wecn", "reno", "westwood"],
                s, r, None) for k in (7, 15, 22)],
+            *[("hybrid", {"mark": k, "base": "westwood"}, [0.1, 0.5, 1, 2], ["cpecn", "wecn"],
+               s, r, None) for k in (7, 15, 22)],
+            ("red", {}, [red_model_max() - 1, red_model_max(), 15], ["reno", "spec"], s, r,
+             None),
             ("dumbbell", {}, [10], ["spec", "cpecn", "tp", "reno", "cubic"], s, r, None),
             ("dumbbell", {"vs": "cubic"}, [2], ["spec", "cpecn", "tp"], s, r,
              ["{cc}", "cubic"]),
@@ -113,6 +138,13 @@ def expand(runs):
 
 
 # ---- measurements --------------------------------------------------------
+
+def ensure_redopt():
+    """Load our sch_redopt (tc would autoload it only from /lib/modules)."""
+    if not lab.module_loaded("sch_redopt") and os.path.exists(lab.module_path("sch_redopt")):
+        lab.run(f"insmod {lab.module_path('sch_redopt')}")
+    return lab.module_loaded("sch_redopt")
+
 
 def cpu_sample():
     with open("/proc/stat") as f:
@@ -179,8 +211,7 @@ def topo_for(cases):
     scen = cases[0]["scenario"]
     cls = getattr(topos, SCENARIOS[scen]["topo"])
     param = SCENARIOS[scen]["param"]
-    opts = dict(cases[0]["opts"])
-    opts.pop("vs", None)
+    opts = {k: v for k, v in cases[0]["opts"].items() if k not in RUNNER_OPTS}
     per_path = [{param: c["value"]} if param != "flows" else {} for c in cases]
     if scen == "satellite":
         opts["mss"] = cls.mss_for(cases[0]["value"])
@@ -195,9 +226,12 @@ def run_batch(cases, log):
     scen = cases[0]["scenario"]
     seconds = cases[0]["seconds"]
     topo = topo_for(cases)
+    base = cases[0]["opts"].get("base")
     net = Mininet(topo=topo, controller=None, build=True, waitConnected=False)
     records, pollers, procs = [], [], []
     try:
+        if base:
+            set_cpecn_base(base)
         net.start()
         topo.configure(net)
         plan = []                       # (case, path, [(flow cc, port)])
@@ -210,7 +244,7 @@ def run_batch(cases, log):
             elif scen == "dumbbell":
                 fccs = [c["cc"]] * int(c["value"])
             else:
-                fccs = [c["cc"]]
+                fccs = [c["cc"]] * SCENARIOS[scen].get("flows", 1)
             flows = [(fc, 5201 + i) for i, fc in enumerate(fccs)]
             for _, port in flows:
                 rcv.cmd(f"iperf3 -s -1 -D -p {port} --logfile /tmp/iperf3-{rcv.name}-{port}.log")
@@ -230,11 +264,11 @@ def run_batch(cases, log):
             if scen == "onoff":
                 n = int(c["value"])
                 rate = 0.5 * topo.capacity_bps(p) * 3 / n     # duty cycle 1/3: mean 50%
-                procs.append((None, topo.sender(net, p).popen(
+                procs.append(((p, "onoff"), topo.sender(net, p).popen(
                     ["python3", os.path.join(HERE, "onoff.py"), "--dst", topo.dst_ip(p),
                      "--sources", str(n), "--rate", str(int(rate)), "--duration",
-                     str(seconds + 2), "--seed", str(c["rep"])],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+                     str(seconds + 2), "--seed", str(c["rep"]), "--json"],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
             for fc, port in flows:
                 procs.append(((p, fc, port), topo.sender(net, p).popen(
                     ["iperf3", "-c", topo.dst_ip(p), "-p", str(port), "-t", str(seconds),
@@ -252,11 +286,15 @@ def run_batch(cases, log):
             pout = pollers[p - 1].communicate(timeout=10)[0]
             node, intf = topo.bottleneck(net, p)
             rcv = topo.receiver(net, p)
+            qs = queue_series(pout, t0)
             shared = dict(
-                queue=lab.node_qdisc_stats(node, intf), queue_series=queue_series(pout, t0),
+                queue=lab.node_qdisc_stats(node, intf), queue_series=qs,
+                **avg_queue(qs, seconds, topo.capacity_bps(p), frame_bytes(topo)),
                 csum_errors=lab.node_nstat(rcv, "TcpInCsumErrors", "IpExtInCsumErrors"),
                 ceiling_bps=topo.ceiling_bps(p), per=topo.per(p), rtt_ms=topo.rtt_ms(p),
                 guest_cpu_busy=round(busy, 3))
+            if (p, "onoff") in outs:
+                shared.update(background(outs[(p, "onoff")][0], seconds + 2))
             counters = {}
             for fc in {fc for fc, _ in flows}:
                 if fc in OURS:
@@ -290,6 +328,41 @@ def run_batch(cases, log):
             if pr.poll() is None:
                 pr.kill()
         net.stop()
+        if base:
+            set_cpecn_base("reno")
+
+
+def background(report, seconds):
+    """Offered and sent load of mininet/onoff.py's --json report."""
+    try:
+        b = json.loads(report)
+    except ValueError:
+        return dict(background_error=report.strip()[-200:])
+    return dict(background_offered_bps=round(b["mean_bps"]),
+                background_sent_bps=round(b["packets_sent"] * 8 * (1200 + 28) / seconds))
+
+
+def set_cpecn_base(base):
+    """tcp_cpecn's `base` (read when a connection starts: one per batch)."""
+    with open("/sys/module/tcp_cpecn/parameters/base", "w") as f:
+        f.write(base)
+
+
+def frame_bytes(topo):
+    """Ethernet frame of a full-sized packet on @topo's paths."""
+    return (topo.frame() if hasattr(topo, "frame") else topo.mtu) + 14
+
+
+def avg_queue(series, seconds, capacity_bps, frame):
+    """Mean bottleneck queue (packets) over the last 5/6 of the flows (the
+    first sixth is slow start) and the queueing delay it makes at full-sized
+    frames."""
+    qs = [s[2] for s in series if seconds / 6 <= s[0] <= seconds]
+    if not qs:
+        return {}
+    q = sum(qs) / len(qs)
+    return dict(avg_queue_pkts=round(q, 2),
+                avg_queue_delay_ms=round(q * frame * 8 / capacity_bps * 1000, 1))
 
 
 def batches(cases, max_paths, rate_budget_bps):
@@ -402,18 +475,137 @@ def summary(meta, records):
                         parts.append(f"Jain {jv:.2f}")
                     if o.get("vs") and sh_ is not None:
                         parts.append(f"share {sh_:.2f}")
+                if scen == "red":
+                    parts += red_cells([r for r in at if r["cc"] == cc])
                 rtx = mean([r.get("retransmits") for r in at if r["cc"] == cc])
                 if scen == "onoff" and rtx is not None:
                     sent = mean([r.get("bytes_sent") for r in at if r["cc"] == cc]) or 1
                     parts.append(f"rtx {rtx * 1448 / sent:.4f}")
+                    bg = mean([r.get("background_sent_bps") for r in at if r["cc"] == cc])
+                    if bg is not None:
+                        parts.append(f"background {bg / 1e6:.1f} Mbit/s sent")
                 cells.append(" " + ", ".join(parts) + " |")
-            lines.append(f"| {v:g} | {ceil / 1e6:.3f} |" + "".join(cells))
+            label = f"{v:g}"
+            if scen == "red":
+                label += " (redopt)" if at[0]["queue"].get("kind") == "redopt" else " (red)"
+            lines.append(f"| {label} | {ceil / 1e6:.3f} |" + "".join(cells))
         lines.append("")
+    tl = targets(records)
+    if tl:
+        lines += ["## Targets", ""] + tl + [""]
     lines += ["Cells: goodput Mbit/s (mean over repetitions), its ratio to reno, to the best "
               "baseline (reno, cubic, bbr, westwood, hybla) for ours, and to the physical "
               "ceiling C(1-PER); Jain over a case's flows; share of the first flow against "
-              "cubic; rtx: retransmitted bytes / bytes sent.", ""]
+              "cubic; rtx: retransmitted bytes / bytes sent; red: CE marks, congestion drops "
+              "(all the bottleneck queue's drops: early/forced/overflow for redopt), average "
+              "queue in packets and its queueing delay, after the first sixth of the flows.",
+              ""]
     return "\n".join(lines)
+
+
+def case_stats(records):
+    """(scenario, opts json, value, cc) -> dict(goodput: mean over reps of
+    the case's flows of its own cc, ceil, jain, share, drops, delay_ms)."""
+    idx = {}
+    for r in records:
+        idx.setdefault((r["scenario"], json.dumps(r["opts"], sort_keys=True), r["value"],
+                        r["cc"]), []).append(r)
+    out = {}
+    for k, rs in idx.items():
+        per_rep = {}
+        for r in rs:
+            if r["flow_cc"] == r["cc"] and "goodput_bps" in r:
+                per_rep[r["rep"]] = per_rep.get(r["rep"], 0) + r["goodput_bps"]
+        firsts = [r for r in rs if r["flow"] == 0]
+        out[k] = dict(goodput=mean(per_rep.values()), ceil=rs[0]["ceiling_bps"],
+                      jain=mean([r.get("jain") for r in firsts]),
+                      share=mean([r.get("share") for r in firsts]),
+                      drops=mean([r["queue"].get("drops") for r in firsts]),
+                      kind=rs[0]["queue"].get("kind"),
+                      delay_ms=mean([r.get("avg_queue_delay_ms") for r in firsts]))
+    return out
+
+
+def targets(records):
+    """The issue's targets, each with the measured figure (figures, not
+    assertions: a run that misses one still succeeds)."""
+    st = case_stats(records)
+    lines = []
+
+    def line(what, got, ok):
+        lines.append(f"- {what}: {got} -> {'met' if ok else 'NOT met'}")
+
+    def get(scen, value, cc, opts="{}"):
+        return st.get((scen, opts, value, cc))
+
+    sat = sorted({k[2] for k in st if k[0] == "satellite"})
+    x = get("satellite", 5e-5, "spec")
+    if x and x["goodput"] is not None:
+        reno = get("satellite", 5e-5, "reno")
+        rr = f", {x['goodput'] / reno['goodput']:.2f}x reno" if reno and reno["goodput"] else ""
+        line("satellite BER 5e-5: spec >= 0.9 of the ceiling",
+             f"{x['goodput'] / x['ceil']:.2f}{rr}", x["goodput"] >= 0.9 * x["ceil"])
+    beaten = []
+    for v in sat:
+        x = get("satellite", v, "spec")
+        if not x or x["goodput"] is None:
+            continue
+        for b in BASELINES:
+            y = get("satellite", v, b)
+            if y and y["goodput"] and y["goodput"] > x["goodput"]:
+                beaten.append(f"{b} at {v:g} ({y['goodput'] / x['goodput']:.2f}x spec)")
+    if any(get("satellite", v, "spec") for v in sat):
+        line("satellite: spec >= every baseline at every BER",
+             "above spec: " + ", ".join(beaten) if beaten else "yes", not beaten)
+    for v in sorted({k[2] for k in st if k[0] == "geo"}):
+        x = get("geo", v, "spec")
+        if x and x["goodput"] is not None:
+            want = 0.9 if v <= 10 else 0.7
+            line(f"geo {v:g}% loss: spec >= {want} of the ceiling",
+                 f"{x['goodput'] / x['ceil']:.2f}", x["goodput"] >= want * x["ceil"])
+    for (scen, opts, v, cc), x in sorted(st.items(), key=str):
+        if scen == "dumbbell" and opts == "{}" and v >= 10 and x["jain"] is not None:
+            line(f"dumbbell, {v:g} {cc} flows: Jain >= 0.95", f"{x['jain']:.3f}",
+                 x["jain"] >= 0.95)
+        if scen == "dumbbell" and '"vs"' in opts and x["share"] is not None:
+            line(f"dumbbell, {cc} against cubic: {cc}'s share <= 60%",
+                 f"{x['share'] * 100:.0f}%", x["share"] <= 0.6)
+    for cc in sorted({k[3] for k in st if k[0] == "red"}):
+        model = [x for k, x in st.items() if k[0] == "red" and k[3] == cc and
+                 x["kind"] == "redopt"]
+        classic = get("red", 15, cc)
+        if not model:
+            continue
+        m = model[0]
+        line(f"red, {cc}: zero congestion drops at the model's max_th (redopt)",
+             f"{m['drops']:.0f} drops", m["drops"] == 0)
+        if classic and classic["delay_ms"] and m["delay_ms"] is not None and \
+                classic["goodput"] and m["goodput"] is not None:
+            dr = m["delay_ms"] / classic["delay_ms"]
+            gr = m["goodput"] / classic["goodput"]
+            line(f"red, {cc}: redopt's queueing delay <= 0.6x classic RED's at equal goodput",
+                 f"{m['delay_ms']:.0f} vs {classic['delay_ms']:.0f} ms = {dr:.2f}x, goodput "
+                 f"{gr:.2f}x", dr <= 0.6 and abs(gr - 1) <= 0.05)
+    return lines
+
+
+def red_cells(rs):
+    """marks, drops and average queue of one case's bottleneck (one path:
+    every flow record of the case carries the same queue stats)."""
+    per_rep = {r["rep"]: r for r in rs}.values()
+    marks = mean([r["queue"].get("marked") for r in per_rep])
+    drops = mean([r["queue"].get("drops") for r in per_rep])
+    q = mean([r.get("avg_queue_pkts") for r in per_rep])
+    d = mean([r.get("avg_queue_delay_ms") for r in per_rep])
+    out = [f"marks {marks:.0f}" if marks is not None else "marks ?",
+           f"drops {drops:.0f}" if drops is not None else "drops ?"]
+    kinds = [r["queue"] for r in per_rep if r["queue"].get("kind") == "redopt"]
+    if kinds:
+        out[-1] += " ({}/{}/{})".format(*(round(mean([k.get(x, 0) for k in kinds]))
+                                         for x in ("early", "forced", "overflow")))
+    if q is not None:
+        out.append(f"avg queue {q:.1f} pkts = {d:.0f} ms")
+    return out
 
 
 def plots(out, records):
@@ -482,6 +674,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if os.geteuid() != 0:
         raise SystemExit("specnet-bench: needs root (Mininet); run it in the VM: make bench")
+    import topos
+    # tc in the nodes' shells (inherited) reads redopt's options and xstats
+    os.environ.setdefault("TC_LIB_DIR", topos.TC_LIB)
     if a.scenario:
         if not (a.param and a.ccs):
             raise SystemExit("specnet-bench: --scenario needs --param and --ccs")
@@ -516,10 +711,16 @@ def main(argv=None):
     for cc in skipped:
         print(f"specnet-bench: skipping {cc}: congestion control not available "
               f"(module {OURS.get(cc, 'tcp_' + cc)} missing)", flush=True)
+    no_redopt = any(c["scenario"] == "red" for c in cases) and not ensure_redopt()
+    if no_redopt:
+        print(f"specnet-bench: skipping red at max_th {red_model_max()}: qdisc redopt not "
+              "available (module sch_redopt missing)", flush=True)
+        skipped.append("redopt")
     meta["skipped"] = sorted(set(meta.get("skipped", [])) | set(skipped))
     done = {r["key"] for r in records}
     todo = [c for c in cases if case_key(c) not in done and c["cc"] not in skipped and
-            not any(f.format(cc=c["cc"]) in skipped for f in (c["flows"] or []))]
+            not any(f.format(cc=c["cc"]) in skipped for f in (c["flows"] or [])) and
+            not (no_redopt and c["scenario"] == "red" and c["value"] == red_model_max())]
     subprocess.run("mn -c >/dev/null 2>&1", shell=True)
 
     max_paths = a.max_paths
@@ -548,6 +749,8 @@ def main(argv=None):
         n_done += len(b)
         save(out, meta, records)
         i += 1
+    print(f"[{n_done}/{total}] flows done ({fmt_dur(time.time() - t_start)}); summary and plots",
+          flush=True)
     validate(prev)
     text = summary(meta, records)
     with open(os.path.join(out, "summary.md"), "w") as f:

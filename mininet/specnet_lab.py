@@ -475,10 +475,14 @@ def node_qdisc_stats(node, intf):
     if not leaf:
         return {}
     x = leaf.get("options", {})
-    return dict(kind=leaf["kind"], marked=leaf.get("marked", x.get("marked", 0)),
-                early=leaf.get("early", 0), pdrop=leaf.get("pdrop", 0),
-                drops=leaf.get("drops", 0), overlimits=leaf.get("overlimits", 0),
-                sent_pkts=leaf.get("packets", 0))
+    st = dict(kind=leaf["kind"], marked=leaf.get("marked", x.get("marked", 0)),
+              early=leaf.get("early", 0), pdrop=leaf.get("pdrop", 0),
+              drops=leaf.get("drops", 0), overlimits=leaf.get("overlimits", 0),
+              sent_pkts=leaf.get("packets", 0))
+    for k in ("forced", "overflow"):        # redopt's xstats
+        if k in leaf:
+            st[k] = leaf[k]
+    return st
 
 
 # ---- lossy-link arithmetic (algorithms.md section 6) -----------------------

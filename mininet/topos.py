@@ -43,7 +43,15 @@ geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
               r2 [-lossy last hop-] h2; N flows h1 -> h2 share it
   * onoff:    h1 -100 Mbit/s- r1 -20 Mbit/s, 100-packet buffer- h2, with
               on/off background (mininet/onoff.py) from h1
+  * red:      h1 -100 Mbit/s- r1 -1.5 Mbit/s, 59 ms RTT- h2, MTU 1052: the
+              RED model's example path (algorithms.md section 4), 2 ECN
+              flows with initial ssthresh 15; the queue is redopt at the
+              model's max_th, or stock RED at another max_th
 """
+import json
+import os
+import subprocess
+
 from mininet.link import TCLink
 from mininet.node import Node
 from mininet.topo import Topo
@@ -179,6 +187,8 @@ class SatelliteTopo(PathsTopo):
 
 
 MTU = 1500
+TC_LIB = os.path.join(lab.TOP, "build", "userspace", "tc")      # q_redopt.so
+SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")
 
 
 def link(rate, delay_ms=0.0, queue=None, impair=None, limit=1000):
@@ -193,22 +203,27 @@ def link(rate, delay_ms=0.0, queue=None, impair=None, limit=1000):
                 limit=int(limit))
 
 
-def queue_tc(q, limit, rate):
-    """tc words of a leaf queue (parent 1:1 handle 10:)."""
+def queue_tc(q, limit, rate, mtu=MTU):
+    """tc words of a leaf queue (parent 1:1 handle 10:): @q None (pfifo),
+    ('red', min, max, prob[, burst]) in packets, ('step', K), or ('redopt',
+    its tc words)."""
     if not q:
         return f"pfifo limit {limit}"
     kind = q[0]
     if kind == "red":
         mn, mx, prob = q[1], q[2], q[3]
-        return (f"red limit {limit * MTU} min {mn * MTU} max {mx * MTU} avpkt {MTU} "
-                f"burst {int((2 * mn + mx) / 3) + 1} bandwidth {rate} probability {prob} ecn")
+        burst = q[4] if len(q) > 4 else int((2 * mn + mx) / 3) + 1
+        return (f"red limit {limit * mtu} min {mn * mtu} max {mx * mtu} avpkt {mtu} "
+                f"burst {burst} bandwidth {rate} probability {prob} ecn")
     if kind == "step":
         # a DCTCP-style marker: RED whose average follows the instant queue
         # (burst 1 -> the smallest EWMA weight tc allows is avoided by
         # min = K, max = K + 1, probability 1: marks all above K)
         k = q[1]
-        return (f"red limit {limit * MTU} min {k * MTU} max {(k + 1) * MTU} avpkt {MTU} "
+        return (f"red limit {limit * mtu} min {k * mtu} max {(k + 1) * mtu} avpkt {mtu} "
                 f"burst {k + 1} bandwidth {rate} probability 1.0 ecn")
+    if kind == "redopt":
+        return f"redopt {q[1]}"
     raise ValueError(f"unknown queue {q!r}")
 
 
@@ -216,7 +231,9 @@ class ChainTopo(PathsTopo):
     """@paths independent chains of links (link() dicts, from chain_links(**opts)),
     see the module docstring; @per_path: one dict of opts per path that
     overrides @opts there (the runner's cases side by side). configure(net)
-    after net.start()."""
+    after net.start(). @mtu: of every interface (1500 by default)."""
+
+    mtu = MTU
 
     def chain_links(self, **opts):
         raise NotImplementedError
@@ -272,9 +289,9 @@ class ChainTopo(PathsTopo):
         return 0.0
 
     def ceiling_bps(self, p=1):
-        """C (1 - PER) x payload / frame (MSS 1448 with timestamps in a
-        1514-byte Ethernet frame, which HTB counts)."""
-        return self.capacity_bps(p) * (1 - self.per(p)) * 1448 / 1514
+        """C (1 - PER) x payload / frame (at MTU 1500, MSS 1448 with
+        timestamps in a 1514-byte Ethernet frame, which HTB counts)."""
+        return self.capacity_bps(p) * (1 - self.per(p)) * (self.mtu - TCPIP_HDR) / (self.mtu + 14)
 
     @staticmethod
     def _cmd(node, cmd):
@@ -290,6 +307,8 @@ class ChainTopo(PathsTopo):
                 for i in n.intfList():
                     if i.name != "lo":
                         n.cmd(f"ethtool -K {i} tso off gso off gro off >/dev/null 2>&1")
+                        if self.mtu != MTU:
+                            self._cmd(n, f"ip link set {i} mtu {self.mtu}")
             for i, n in enumerate(nodes[1:-1], start=1):
                 # router i sits on links i and i + 1; the hosts' subnets are 1 and k
                 if i > 1:
@@ -300,11 +319,12 @@ class ChainTopo(PathsTopo):
                 a, b = nodes[j], nodes[j + 1]
                 ia, ib = self.intf(a, b), self.intf(b, a)
                 leaf = (f"netem {l['impair']} limit {l['limit']}" if l["impair"]
-                        else queue_tc(l["queue"], l["limit"], l["rate"]))
+                        else queue_tc(l["queue"], l["limit"], l["rate"], self.mtu))
                 self._cmd(a, f"tc qdisc add dev {ia} root handle 1: htb default 1")
                 self._cmd(a, f"tc class add dev {ia} parent 1: classid 1:1 htb "
                              f"rate {l['rate']} ceil {l['rate']} burst 15k cburst 15k")
-                self._cmd(a, f"tc qdisc add dev {ia} parent 1:1 handle 10: {leaf}")
+                self._cmd(a, f"TC_LIB_DIR={TC_LIB} tc qdisc add dev {ia} parent 1:1 handle 10: "
+                             f"{leaf}")
                 if l["delay_ms"]:
                     self._cmd(b, f"tc qdisc add dev {ib} root netem "
                                  f"delay {2 * l['delay_ms']:g}ms limit 100000")
@@ -374,5 +394,49 @@ class OnoffTopo(ChainTopo):
         return [link("100mbit"), link(rate, float(rtt_ms) / 2, limit=100)]
 
 
+class RedTopo(ChainTopo):
+    """The RED model's example path (algorithms.md section 4): a 1.5 Mbit/s
+    bottleneck, 59 ms RTT, MTU 1052 (MSS 1000), 2 ECN flows with initial
+    ssthresh 15 on the sender's route. The bottleneck queue is redopt,
+    dimensioned by the model (MODEL, the example's s = 1000 bytes: max_th
+    8, limit 19), when @max_th is
+    the model's; otherwise stock RED with @max_th, the same min_th, limit,
+    max_p and EWMA weight (burst 60: Wlog 9, as redopt's default), so the
+    thresholds are the only difference (classic: max_th = 3 min_th = 15)."""
+
+    mtu = 1052
+    MODEL = ("bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
+             "window 38 avpkt 1000 ecn")
+    _model = {}
+
+    @classmethod
+    def model(cls):
+        """limit, min_th, max_th and qavg_max of MODEL, from `specctl model
+        red` (the header the qdisc uses)."""
+        if not cls._model:
+            w = dict(zip(cls.MODEL.split()[0::2], cls.MODEL.split()[1::2]))
+            out = subprocess.run(
+                [SPECCTL, "model", "red", "--bandwidth", w["bandwidth"], "--rtt", w["rtt"],
+                 "--flows", w["flows"], "--ssthresh", w["ssthresh"], "--min", w["min"],
+                 "--max-p", w["probability"], "--window", w["window"], "--avpkt", w["avpkt"],
+                 "--json"], capture_output=True, text=True, check=True).stdout
+            cls._model.update(json.loads(out))
+        return cls._model
+
+    def chain_links(self, max_th=None, **_):
+        m = self.model()
+        mx = int(max_th) if max_th is not None else m["max_th"]
+        q = (("redopt", self.MODEL) if mx == m["max_th"]
+             else ("red", m["min_th"], mx, 0.1, 60))
+        return [link("100mbit"), link("1.5mbit", 29.5, queue=q, limit=m["limit"])]
+
+    def configure(self, net):
+        super().configure(net)
+        for p in range(1, self.paths + 1):
+            snd = self.sender(net, p)
+            self._cmd(snd, "sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
+            self._cmd(snd, f"ip route change default via 10.{p}.1.2 ssthresh 15")
+
+
 topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "hybrid": HybridTopo,
-         "dumbbell": DumbbellTopo, "onoff": OnoffTopo}
+         "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo}
