@@ -49,7 +49,7 @@ SCENARIOS = {
                 log=True),
     "hybrid": dict(topo="HybridTopo", param="bad", unit="bad-state loss %", ecn=True,
                    side=True, log=False),
-    "dumbbell": dict(topo="DumbbellTopo", param="flows", unit="flows", ecn=True, side=False,
+    "dumbbell": dict(topo="DumbbellTopo", param="flows", unit="flows", ecn=True, side=True,
                      log=False),
     "onoff": dict(topo="OnoffTopo", param="sources", unit="on/off sources", ecn=False,
                   side=False, log=False),
@@ -157,22 +157,6 @@ def cpu_busy(a, b):
     return 1 - idle / total if total else 0.0
 
 
-QUEUE_POLL = ("while :; do printf '%s ' $(date +%s.%N); "
-              "tc -s -j qdisc show dev {intf} parent 1:1; sleep 0.5; done")
-
-
-def queue_series(text, t0):
-    out = []
-    for line in text.splitlines():
-        try:
-            ts, js = line.split(" ", 1)
-            q = json.loads(js)[0]
-            out.append([round(float(ts) - t0, 2), q.get("backlog", 0), q.get("qlen", 0)])
-        except (ValueError, IndexError, KeyError):
-            continue
-    return out
-
-
 def flow_record(rep_json):
     """goodput, retransmits, RTT and the cwnd/RTT series of an iperf3 report."""
     rec = {}
@@ -227,8 +211,10 @@ def run_batch(cases, log):
     seconds = cases[0]["seconds"]
     topo = topo_for(cases)
     base = cases[0]["opts"].get("base")
+    tb = time.time()
     net = Mininet(topo=topo, controller=None, build=True, waitConnected=False)
-    records, pollers, procs = [], [], []
+    records, procs = [], []
+    sampler = lab.QueueSampler(period=0.5)
     try:
         if base:
             set_cpecn_base(base)
@@ -254,13 +240,13 @@ def run_batch(cases, log):
             out = topo.sender(net, p).cmd(f"ping -c 1 -W 5 {topo.dst_ip(p)}")
             if " 0% packet loss" not in out and scen != "geo":
                 log(f"path {p} ({c['cc']} {c['value']}): no ping reply before the flows")
-        c0 = cpu_sample()
-        t0 = time.time()
-        for c, p, flows in plan:
+        for c, p, _ in plan:
             node, intf = topo.bottleneck(net, p)
-            pollers.append(node.popen(["sh", "-c", QUEUE_POLL.format(intf=intf)],
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                      text=True))
+            sampler.add(p, node.pid, str(intf))
+        log(f"{len(cases)} path(s) built in {time.time() - tb:.0f}s")
+        c0 = cpu_sample()
+        sampler.start()
+        for c, p, flows in plan:
             if scen == "onoff":
                 n = int(c["value"])
                 rate = 0.5 * topo.capacity_bps(p) * 3 / n     # duty cycle 1/3: mean 50%
@@ -280,13 +266,12 @@ def run_batch(cases, log):
             if tag:
                 outs[tag] = (out, err)
         busy = cpu_busy(c0, cpu_sample())
-        for pl in pollers:
-            pl.terminate()
+        series = sampler.stop()
+        log(f"flows done, guest CPU {busy:.0%} busy")
         for c, p, flows in plan:
-            pout = pollers[p - 1].communicate(timeout=10)[0]
             node, intf = topo.bottleneck(net, p)
             rcv = topo.receiver(net, p)
-            qs = queue_series(pout, t0)
+            qs = series[p]
             shared = dict(
                 queue=lab.node_qdisc_stats(node, intf), queue_series=qs,
                 **avg_queue(qs, seconds, topo.capacity_bps(p), frame_bytes(topo)),
@@ -321,13 +306,13 @@ def run_batch(cases, log):
             records.extend(frecs)
         return records, busy
     finally:
-        for pl in pollers:
-            if pl.poll() is None:
-                pl.kill()
+        sampler.stop()
         for _, pr in procs:
             if pr.poll() is None:
                 pr.kill()
+        ts = time.time()
         net.stop()
+        log(f"torn down in {time.time() - ts:.0f}s")
         if base:
             set_cpecn_base("reno")
 
@@ -630,7 +615,7 @@ def plots(out, records):
             ax[0].plot(xs, [mean(pts[x]) for x in xs], marker="o", label=cc)
             first = next((r for r in rs if r["cc"] == cc and r.get("series")), None)
             if first:
-                ax[1].plot([s[0] for s in first["series"]], [s[1] / 1448 for s in first["series"]],
+                ax[1].plot([s[0] for s in first["series"]], [s[1] / 1000 for s in first["series"]],
                            label=f"{cc} ({sc['param']} {first['value']:g})")
             q = next((r for r in rs if r["cc"] == cc and r.get("queue_series")), None)
             if q:
@@ -643,14 +628,15 @@ def plots(out, records):
         ax[0].set_xlabel(sc["unit"])
         ax[0].set_ylabel("goodput (Mbit/s)")
         ax[1].set_xlabel("time (s)")
-        ax[1].set_ylabel("cwnd (segments, iperf3 snd_cwnd / 1448)")
+        ax[1].set_ylabel("cwnd (kB, iperf3 snd_cwnd)")
         ax[2].set_xlabel("time (s)")
         ax[2].set_ylabel("bottleneck queue (packets)")
         for a in ax:
             a.grid(True, alpha=0.3)
             a.legend(fontsize=7)
         fig.suptitle(f"{scen} {opts if opts != '{}' else ''}")
-        fig.tight_layout()
+        # fixed margins: tight_layout cost a TCG guest seconds per figure
+        fig.subplots_adjust(left=0.05, right=0.99, bottom=0.12, top=0.9, wspace=0.22)
         path = os.path.join(out, f"{tag or n}.png")
         fig.savefig(path, dpi=100)
         plt.close(fig)
@@ -755,7 +741,11 @@ def main(argv=None):
     text = summary(meta, records)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)
-    pngs = plots(out, records)
+    pngs = [os.path.join(out, f) for f in sorted(os.listdir(out)) if f.endswith(".png")]
+    if todo or not pngs:
+        pngs = plots(out, records)
+    else:
+        print("nothing new to run: the plots are up to date", flush=True)
     print("\n" + text)
     print(f"results: {out}/results.json, summary.md, " +
           ", ".join(os.path.basename(p) for p in pngs) +

@@ -1,0 +1,133 @@
+"""The benchmark suite's plumbing in the VM (issue 7): every Mininet
+topology of mininet/topos.py builds, carries traffic and tears down without
+leftovers; a tiny run of every scenario (specnet-bench --suite tiny) writes
+a results.json that validates against mininet/results.schema.json, a
+summary and the plots, and resumes instead of redoing; a congestion
+control whose module is missing is skipped with a message, never faked."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+import specnet_lab as lab
+import specnet_bench as bench
+import topos
+
+BENCH = os.path.join(lab.TOP, "mininet", "specnet_bench.py")
+OUR_MODULES = ("tcp_spec", "tcp_cpecn", "tcp_tp", "sch_redopt")
+
+
+@pytest.fixture(autouse=True)
+def _modules_as_found():
+    """The runner loads our modules as needed; the tests after these find
+    the kernel as it was."""
+    before = {m for m in OUR_MODULES if lab.module_loaded(m)}
+    yield
+    for m in OUR_MODULES:
+        if m not in before:
+            lab.unload_module(m)
+
+
+def leftovers():
+    """Root-namespace links, Mininet node shells, and qdiscs of the root
+    namespace that are not the default ones."""
+    links = {l.split(":")[1].strip().split("@")[0]
+             for l in lab.sh("ip -o link show").splitlines()}
+    shells = lab.run("pgrep -fc 'mininet:'")[1].strip()
+    qdiscs = {l for l in lab.sh("tc qdisc show").splitlines()
+              if not any(k in l for k in ("noqueue", "pfifo_fast", "fq_codel", "mq "))}
+    return links, shells, qdiscs
+
+
+def bench_run(*args, timeout=900):
+    p = subprocess.run([sys.executable, BENCH, *args], capture_output=True, text=True,
+                       timeout=timeout)
+    print(p.stdout[-3000:], p.stderr[-3000:])
+    return p
+
+
+@pytest.mark.parametrize("name", sorted(topos.topos))
+def test_topology_as_mn_custom_gives_it(name):
+    """`mn --custom mininet/topos.py --topo NAME` builds the topology with
+    its defaults: one path of hosts and routers joined in a line (the tiny
+    run below builds each in Mininet and sends traffic through it)."""
+    t = topos.topos[name]()
+    hosts = [n for n in t.nodes() if not t.isSwitch(n)]
+    assert {"h1p1", "h2p1"} <= set(hosts)
+    assert len(t.links()) == len(hosts) - 1
+    assert 0 < t.ceiling_bps(1) <= 100e6 and t.rtt_ms(1) > 0
+
+
+def test_tiny_run_every_scenario_validates_and_resumes():
+    """Every topology is built in Mininet, carries its flows, and goes
+    away without leftovers (links, node shells, qdiscs)."""
+    before = leftovers()
+    with tempfile.TemporaryDirectory() as out:
+        p = bench_run("--suite", "tiny", "--seconds", "3", "--out", out)
+        assert p.returncode == 0, p.stderr[-2000:]
+        assert leftovers() == before
+        res = os.path.join(out, "results.json")
+        bench.validate(res)
+        with open(res) as f:
+            data = json.load(f)
+        assert data["meta"]["kernel"] == lab.kernel_release()
+        assert data["meta"]["skipped"] == []
+        recs = data["records"]
+        assert {r["scenario"] for r in recs} == set(bench.SCENARIOS)
+        for r in recs:
+            assert "error" not in r, r
+            assert r["goodput_bps"] > 0 and r["series"], r["key"]
+        # our modules' counters come with our flows
+        spec = next(r for r in recs if r["cc"] == "spec")
+        assert "loss_events" in spec["counters"], spec["counters"]
+        # the satellite and red paths mark, through RED and our redopt
+        sat = next(r for r in recs if r["scenario"] == "satellite")
+        assert sat["queue"]["kind"] == "red", sat["queue"]
+        red = [r for r in recs if r["scenario"] == "red"]
+        assert len(red) == 2 and red[0]["queue"]["kind"] == "redopt", red[0]["queue"]
+        assert {"marked", "forced", "overflow"} <= set(red[0]["queue"]), red[0]["queue"]
+        assert red[0]["avg_queue_pkts"] >= 0 and red[0]["value"] == topos.RedTopo.model()["max_th"]
+        onoff = next(r for r in recs if r["scenario"] == "onoff")
+        assert onoff["background_sent_bps"] > 0, onoff
+        dumb = [r for r in recs if r["scenario"] == "dumbbell"]
+        assert len(dumb) == 2 and all(0 < r["jain"] <= 1.0000001 for r in dumb)
+        with open(os.path.join(out, "summary.md")) as f:
+            text = f.read()
+        for s in bench.SCENARIOS:
+            assert f"## {s}" in text
+        assert "x reno" in text and "ceil" in text and "8 (redopt)" in text
+        assert "## Targets" in text and "satellite: spec >= every baseline" in text
+        pngs = [f for f in os.listdir(out) if f.endswith(".png")]
+        assert len(pngs) == len(bench.SCENARIOS), pngs
+        for f in pngs:
+            with open(os.path.join(out, f), "rb") as fh:
+                assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+        # the same --out again: every case is there, nothing runs
+        p = bench_run("--suite", "tiny", "--seconds", "3", "--out", out)
+        assert p.returncode == 0
+        assert f"resuming {out}: {len({r['key'] for r in recs})} cases done" in p.stdout
+        assert "case(s)" not in p.stdout and "plots are up to date" in p.stdout
+        with open(res) as f:
+            assert len(json.load(f)["records"]) == len(recs)
+
+
+def test_missing_module_is_skipped_not_faked():
+    with tempfile.TemporaryDirectory() as out:
+        p = bench_run("--scenario", "geo", "--param", "1", "--ccs", "reno,nosuchcc",
+                      "--seconds", "2", "--out", out)
+        assert p.returncode == 0, p.stderr[-2000:]
+        assert "skipping nosuchcc: congestion control not available" in p.stdout
+        with open(os.path.join(out, "results.json")) as f:
+            data = json.load(f)
+        assert data["meta"]["skipped"] == ["nosuchcc"]
+        assert {r["cc"] for r in data["records"]} == {"reno"}
+
+
+def test_bad_arguments_are_refused():
+    p = bench_run("--scenario", "geo", "--param", "one", "--ccs", "reno", "--out", "/tmp/x")
+    assert p.returncode != 0 and "bad --param 'one'" in p.stderr
+    p = bench_run("--suite", "huge")
+    assert p.returncode != 0 and "unknown suite 'huge'" in p.stderr
