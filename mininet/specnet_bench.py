@@ -655,6 +655,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, help="repetitions")
     ap.add_argument("--out", help="output directory (resumes if it has results.json)")
     ap.add_argument("--max-paths", type=int, default=12, help="cases side by side, at most")
+    ap.add_argument("--no-plots", action="store_true",
+                    help="results.json and summary.md only (no matplotlib)")
     ap.add_argument("--rate-budget", type=float, default=40e6,
                     help="sum of side-by-side bottleneck rates, bit/s")
     a = ap.parse_args(argv)
@@ -742,7 +744,9 @@ def main(argv=None):
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)
     pngs = [os.path.join(out, f) for f in sorted(os.listdir(out)) if f.endswith(".png")]
-    if todo or not pngs:
+    if a.no_plots:
+        pngs = []
+    elif todo or not pngs:
         pngs = plots(out, records)
     else:
         print("nothing new to run: the plots are up to date", flush=True)

@@ -117,13 +117,15 @@ def test_tiny_run_every_scenario_validates_and_resumes():
 def test_missing_module_is_skipped_not_faked():
     with tempfile.TemporaryDirectory() as out:
         p = bench_run("--scenario", "geo", "--param", "1", "--ccs", "reno,nosuchcc",
-                      "--seconds", "2", "--out", out)
+                      "--seconds", "2", "--out", out, "--no-plots")
         assert p.returncode == 0, p.stderr[-2000:]
         assert "skipping nosuchcc: congestion control not available" in p.stdout
         with open(os.path.join(out, "results.json")) as f:
             data = json.load(f)
         assert data["meta"]["skipped"] == ["nosuchcc"]
         assert {r["cc"] for r in data["records"]} == {"reno"}
+        assert os.path.exists(os.path.join(out, "summary.md"))
+        assert not [f for f in os.listdir(out) if f.endswith(".png")]
 
 
 def test_bad_arguments_are_refused():
