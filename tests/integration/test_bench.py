@@ -99,7 +99,7 @@ def test_tiny_run_every_scenario_validates_and_resumes():
         for s in bench.SCENARIOS:
             assert f"## {s}" in text
         assert "x reno" in text and "ceil" in text and "8 (redopt)" in text
-        assert "## Targets" in text and "satellite: spec >= every baseline" in text
+        assert "## Targets" in text and "satellite: spec >= every baseline at every BER" in text
         pngs = [f for f in os.listdir(out) if f.endswith(".png")]
         assert len(pngs) == len(bench.SCENARIOS), pngs
         for f in pngs:
