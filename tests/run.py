@@ -170,14 +170,15 @@ def vm_suite(kernel, select):
            f"--junitxml={junit}{sel} tests/integration")
     log_path = os.path.join(kdir, "vm.log")
     with open(log_path, "w") as log:
-        rc, text = vm.run(kernel, cmd, timeout=1500, stream=False, log=log,
+        rc, text = vm.run(kernel, cmd, timeout=2100, stream=False, log=log,
                           console=os.path.join(kdir, "console.log"))
     c = junit_counts(junit)
     note = f"log: {os.path.relpath(log_path, TOP)}"
     if c is None:
         out.append(text[-12000:])
         c = (0, 1, 0, 0)
-        note = f"no results (vm exit {rc}); " + note
+        why = "vm timeout after 2100 s" if "vm: timeout after" in text else f"vm exit {rc}"
+        note = f"no results ({why}); " + note
     elif c[1] or rc not in (0, 1):
         out.append(text[-12000:])
     part(f"vm {kernel} (integration)", *c[:3], secs=time.monotonic() - t0, note=note,

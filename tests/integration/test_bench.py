@@ -115,15 +115,19 @@ def test_tiny_run_every_scenario_validates_and_resumes():
 
 
 def test_missing_module_is_skipped_not_faked():
+    """A congestion control that does not exist is skipped with a message
+    and listed in meta.skipped; nothing is run or recorded for it."""
     with tempfile.TemporaryDirectory() as out:
-        p = bench_run("--scenario", "geo", "--param", "1", "--ccs", "reno,nosuchcc",
+        p = bench_run("--scenario", "geo", "--param", "1", "--ccs", "nosuchcc",
                       "--seconds", "2", "--out", out, "--no-plots")
         assert p.returncode == 0, p.stderr[-2000:]
-        assert "skipping nosuchcc: congestion control not available" in p.stdout
+        assert ("skipping nosuchcc: congestion control not available "
+                "(module tcp_nosuchcc missing)") in p.stdout
+        assert "case(s)" not in p.stdout
+        bench.validate(os.path.join(out, "results.json"))
         with open(os.path.join(out, "results.json")) as f:
             data = json.load(f)
-        assert data["meta"]["skipped"] == ["nosuchcc"]
-        assert {r["cc"] for r in data["records"]} == {"reno"}
+        assert data["meta"]["skipped"] == ["nosuchcc"] and data["records"] == []
         assert os.path.exists(os.path.join(out, "summary.md"))
         assert not [f for f in os.listdir(out) if f.endswith(".png")]
 
