@@ -745,6 +745,7 @@ def main(argv=None):
         i += 1
     print(f"[{n_done}/{total}] flows done ({fmt_dur(time.time() - t_start)}); summary and plots",
           flush=True)
+    save(out, meta, records)        # also when nothing ran (all skipped or done)
     validate(prev)
     text = summary(meta, records)
     with open(os.path.join(out, "summary.md"), "w") as f:

@@ -627,13 +627,15 @@ def test_change_under_traffic_trims_queue(redopt, figure):
         lab.iperf3_server(c.ns("rcv"))
         res = {}
         t = threading.Thread(target=lambda: res.update(rep=lab.sh(
-            f"iperf3 -c {c.ip('rcv')} -u -b 3M -t 12 -J", ns=c.ns("snd"), timeout=90)))
+            f"iperf3 -c {c.ip('rcv')} -u -b 3M -t 20 -J", ns=c.ns("snd"), timeout=120)))
         t.start()
         time.sleep(5)
-        before = qstats(c)
-        lab.sh(f"{TC} qdisc change dev {dev} parent 1:1 handle 10: redopt ssthresh 30 min 5",
-               ns=ns)
-        after = qstats(c)
+        # stats, change, stats in one shell: under TCG separate commands
+        # left seconds between them (the queue drained, the sender stopped)
+        show = f"{TC} -s -j qdisc show dev {dev} parent 1:1"
+        out = lab.sh(f"{show}; echo; {TC} qdisc change dev {dev} parent 1:1 handle 10: "
+                     f"redopt ssthresh 30 min 5; {show}", ns=ns)
+        before, after = (json.loads(x)[0] for x in out.split("\n") if x.strip())
         limit = after["options"]["limit"]
         figure("qlen before/after, new limit", f"{before['qlen']}/{after['qlen']}, {limit}")
         assert before["qlen"] > limit, (before, limit)
