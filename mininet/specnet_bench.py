@@ -60,6 +60,7 @@ SCENARIOS = {
 # opts that are the runner's, not the topology's: the competing flow's cc,
 # tcp_cpecn's base algorithm
 RUNNER_OPTS = ("vs", "base")
+ONOFF_SIZE = 1200       # UDP payload of the onoff background (+ 28 bytes UDP/IP)
 
 PAPER = {
     "satellite": "SpecTCP paper (ns-2): ~5x the goodput of Reno+ECN at BER 5e-5; from BER "
@@ -258,7 +259,8 @@ def run_batch(cases, log):
                 procs.append(((p, "onoff"), topo.sender(net, p).popen(
                     ["python3", os.path.join(HERE, "onoff.py"), "--dst", topo.dst_ip(p),
                      "--sources", str(n), "--rate", str(int(rate)), "--duration",
-                     str(seconds + 2), "--seed", str(c["rep"]), "--json"],
+                     str(seconds + 2), "--seed", str(c["rep"]), "--size", str(ONOFF_SIZE),
+                     "--json"],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
             for fc, port in flows:
                 procs.append(((p, fc, port), topo.sender(net, p).popen(
@@ -329,7 +331,7 @@ def background(report, seconds):
     except ValueError:
         return dict(background_error=report.strip()[-200:])
     return dict(background_offered_bps=round(b["mean_bps"]),
-                background_sent_bps=round(b["packets_sent"] * 8 * (1200 + 28) / seconds))
+                background_sent_bps=round(b["packets_sent"] * 8 * (ONOFF_SIZE + 28) / seconds))
 
 
 def set_cpecn_base(base):
@@ -340,7 +342,7 @@ def set_cpecn_base(base):
 
 def frame_bytes(topo):
     """Ethernet frame of a full-sized packet on @topo's paths."""
-    return (topo.frame() if hasattr(topo, "frame") else topo.mtu) + 14
+    return topo.frame() + 14
 
 
 def avg_queue(series, seconds, capacity_bps, frame):
@@ -419,6 +421,7 @@ def summary(meta, records):
              f"commit {meta['commit']})", ""]
     if meta.get("skipped"):
         lines += ["Skipped (module missing): " + ", ".join(meta["skipped"]), ""]
+    st = case_stats(records)
     groups = {}
     for r in records:
         groups.setdefault((r["scenario"], json.dumps(r["opts"], sort_keys=True)), []).append(r)
@@ -435,15 +438,7 @@ def summary(meta, records):
         for v in values:
             at = [r for r in rs if r["value"] == v]
             ceil = at[0]["ceiling_bps"]
-            # per cc: mean over reps of the case goodput (sum of its flows
-            # of that cc) and Jain
-            g = {}
-            for cc in ccs:
-                per_rep = {}
-                for r in at:
-                    if r["cc"] == cc and r["flow_cc"] == cc and "goodput_bps" in r:
-                        per_rep[r["rep"]] = per_rep.get(r["rep"], 0) + r["goodput_bps"]
-                g[cc] = mean(per_rep.values())
+            g = {cc: st.get((scen, opts, v, cc), {}).get("goodput") for cc in ccs}
             base = [g[b] for b in BASELINES if g.get(b)]
             best = max(base) if base else None
             cells = []

@@ -288,6 +288,10 @@ class ChainTopo(PathsTopo):
         """Packet loss rate of path @p's impairments (the ceiling's PER)."""
         return 0.0
 
+    def frame(self):
+        """IP packet of a full-sized segment: the MTU."""
+        return self.mtu
+
     def ceiling_bps(self, p=1):
         """C (1 - PER) x payload / frame (at MTU 1500, MSS 1448 with
         timestamps in a 1514-byte Ethernet frame, which HTB counts)."""
@@ -405,8 +409,9 @@ class RedTopo(ChainTopo):
     thresholds are the only difference (classic: max_th = 3 min_th = 15)."""
 
     mtu = 1052
-    MODEL = ("bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
-             "window 38 avpkt 1000 ecn")
+    # the model's inputs: tc word (specctl option) -> value
+    MODEL = {"bandwidth": "1.5mbit", "rtt": "59ms", "flows": "2", "ssthresh": "15",
+             "min": "5", "probability": "0.1", "window": "38", "avpkt": "1000"}
     _model = {}
 
     @classmethod
@@ -414,19 +419,21 @@ class RedTopo(ChainTopo):
         """limit, min_th, max_th and qavg_max of MODEL, from `specctl model
         red` (the header the qdisc uses)."""
         if not cls._model:
-            w = dict(zip(cls.MODEL.split()[0::2], cls.MODEL.split()[1::2]))
-            out = subprocess.run(
-                [SPECCTL, "model", "red", "--bandwidth", w["bandwidth"], "--rtt", w["rtt"],
-                 "--flows", w["flows"], "--ssthresh", w["ssthresh"], "--min", w["min"],
-                 "--max-p", w["probability"], "--window", w["window"], "--avpkt", w["avpkt"],
-                 "--json"], capture_output=True, text=True, check=True).stdout
+            opt = {"probability": "max-p"}
+            args = [a for k, v in cls.MODEL.items() for a in (f"--{opt.get(k, k)}", v)]
+            out = subprocess.run([SPECCTL, "model", "red", *args, "--json"],
+                                 capture_output=True, text=True, check=True).stdout
             cls._model.update(json.loads(out))
         return cls._model
+
+    @classmethod
+    def redopt_words(cls):
+        return " ".join(f"{k} {v}" for k, v in cls.MODEL.items()) + " ecn"
 
     def chain_links(self, max_th=None, **_):
         m = self.model()
         mx = int(max_th) if max_th is not None else m["max_th"]
-        q = (("redopt", self.MODEL) if mx == m["max_th"]
+        q = (("redopt", self.redopt_words()) if mx == m["max_th"]
              else ("red", m["min_th"], mx, 0.1, 60))
         return [link("100mbit"), link("1.5mbit", 29.5, queue=q, limit=m["limit"])]
 

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(TOP, "tests", "vm"))
 import vm  # noqa: E402
 
 PY = sys.executable
+VM_SUITE_TIMEOUT = 2100     # s, the integration suite of one kernel in its guest
 parts = []          # (name, passed, failed, skipped, seconds, note)
 
 
@@ -170,14 +171,15 @@ def vm_suite(kernel, select):
            f"--junitxml={junit}{sel} tests/integration")
     log_path = os.path.join(kdir, "vm.log")
     with open(log_path, "w") as log:
-        rc, text = vm.run(kernel, cmd, timeout=2100, stream=False, log=log,
+        rc, text = vm.run(kernel, cmd, timeout=VM_SUITE_TIMEOUT, stream=False, log=log,
                           console=os.path.join(kdir, "console.log"))
     c = junit_counts(junit)
     note = f"log: {os.path.relpath(log_path, TOP)}"
     if c is None:
         out.append(text[-12000:])
         c = (0, 1, 0, 0)
-        why = "vm timeout after 2100 s" if "vm: timeout after" in text else f"vm exit {rc}"
+        why = (f"vm timeout after {VM_SUITE_TIMEOUT} s" if "vm: timeout after" in text
+               else f"vm exit {rc}")
         note = f"no results ({why}); " + note
     elif c[1] or rc not in (0, 1):
         out.append(text[-12000:])
