@@ -151,6 +151,16 @@ def junit_counts(path):
     return passed, failed, skipped, xfailed
 
 
+def junit_slowest(path, n=8):
+    """The @n slowest test cases of a junit file, as 'name Ns' words."""
+    try:
+        cases = [(float(tc.get("time", 0)), tc.get("name", "?"))
+                 for tc in ET.parse(path).getroot().iter("testcase")]
+    except (OSError, ET.ParseError, ValueError):
+        return ""
+    return ", ".join(f"{name} {t:.0f}s" for t, name in sorted(cases, reverse=True)[:n])
+
+
 def vm_suite(kernel, select):
     """The integration suite in a guest on @kernel; returns what to print
     (the part's line last), so that suites run side by side print whole."""
@@ -185,6 +195,9 @@ def vm_suite(kernel, select):
         out.append(text[-12000:])
     part(f"vm {kernel} (integration)", *c[:3], secs=time.monotonic() - t0, note=note,
          xfailed=c[3], out=out)
+    slow = junit_slowest(junit)
+    if slow:
+        out.append(f"   slowest {kernel}: {slow}")
     try:
         with open(os.path.join(kdir, "figures.json")) as f:
             for k, v in json.load(f).items():

@@ -179,18 +179,10 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
 
 # ---- the issue's three behaviours --------------------------------------
 
-def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
-    """One tp and one reno flow on two identical paths, each with the same
-    self-similar background (6 on/off UDP sources, Pareto on 1.4 / off 1.2,
-    0.8 Mbit/s each while on: 1.4 Mbit/s mean of the 10 with seed 7 over
-    33 s, peaks near 5), at
-    the same time. Retransmissions are compared after the first
-    STEADY_AFTER_S seconds: slow start's overshoot, the same for both, is
-    most of a run's. With twice the background (12 sources, ~4.7 Mbit/s) tp
-    gives way to it where Reno overflows the buffer into it: 0.83x Reno's
-    goodput there (tests/bench/tp_rtt.py --sources 12)."""
-    lab.set_param("tcp_tp", "capacity_kbps", RATE_MBIT * 1000)
-    secs = 30
+def onoff_side_by_side(secs):
+    """A tp and a reno flow on identical paths with identical background,
+    at the same time: (iperf3 reports, background reports, tp counters,
+    tp's ss samples)."""
     chains = {cc: bottleneck_chain() for cc in ("tp", "reno")}
     try:
         for ch in chains.values():
@@ -209,7 +201,32 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
     finally:
         for ch in chains.values():
             ch.destroy()
-    g = {cc: lab.goodput_bps(r) for cc, r in res.items()}
+    return res, load, n, seen
+
+
+def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
+    """One tp and one reno flow on two identical paths, each with the same
+    self-similar background (6 on/off UDP sources, Pareto on 1.4 / off 1.2,
+    0.8 Mbit/s each while on: 1.4 Mbit/s mean of the 10 with seed 7 over
+    33 s, peaks near 5), at
+    the same time. Retransmissions are compared after the first
+    STEADY_AFTER_S seconds: slow start's overshoot, the same for both, is
+    most of a run's. With twice the background (12 sources, ~4.7 Mbit/s) tp
+    gives way to it where Reno overflows the buffer into it: 0.83x Reno's
+    goodput there (tests/bench/tp_rtt.py --sources 12)."""
+    lab.set_param("tcp_tp", "capacity_kbps", RATE_MBIT * 1000)
+    # Valid only if the emulation delivered the link: the reference Reno
+    # flow plus the background must fill most of it. Under TCG a busy host
+    # can starve the guest (once: Reno 4.7 Mbit/s + 1.4 background on the
+    # 10 Mbit/s link), and then both flows measure the emulator, not the
+    # congestion controls; such a run is repeated once.
+    for attempt in (1, 2):
+        res, load, n, seen = onoff_side_by_side(30)
+        g = {cc: lab.goodput_bps(r) for cc, r in res.items()}
+        filled = (g["reno"] + load["reno"]["mean_bps"]) / (RATE_MBIT * 1e6)
+        figure(f"attempt {attempt}: reno + background / link", round(filled, 2))
+        if filled >= 0.8:
+            break
     rr = {cc: retrans_ratio(r) for cc, r in res.items()}
     # after slow start: its overshoot (~130 segments into a 100-packet
     # buffer) is the same for both and dominates a 30 s run
@@ -226,7 +243,7 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
                                                   for k in sorted({x[1] for x in ready})})
     assert n["predictions"] > 0, n
     assert steady["tp"] < steady["reno"], steady
-    assert g["tp"] >= 0.9 * g["reno"], g
+    assert g["tp"] >= 0.9 * g["reno"], (g, f"reno + background: {filled:.2f} of the link")
 
 
 def per_stream_bps(rep, last=10):
