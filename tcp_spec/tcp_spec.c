@@ -12,7 +12,9 @@
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
  *     ECE within the last srtt     -> congestion: Reno decrease
- *     else Bernoulli(p_corrupt)    -> corruption: ssthresh = cwnd (kept)
+ *     else Bernoulli(p_corrupt)    -> corruption: cwnd kept (doubled over
+ *                                     the recovery in slow start), and
+ *                                     ssthresh put back when it ends
  *     else                         -> congestion: Reno decrease
  *   RTO guessed as corruption: the stack sets cwnd to 1; once the
  *     retransmission is acknowledged the pre-loss cwnd is restored, and
@@ -33,6 +35,9 @@
  *                RTO restore;
  *   cong_avoid() performs the restore on the first ACK that advances
  *                snd_una;
+ *   cwnd_event() CA_EVENT_COMPLETE_CWR: the stack has set cwnd to the
+ *                recovery's target; a corruption episode puts back the
+ *                slow-start threshold of before the loss;
  *   in_ack_event() timestamps ECEs and detects mispredictions.
  *
  * Without negotiated ECN there is no congestion signal, so speculating
@@ -44,6 +49,10 @@
  *    as congestion: ssthresh is lowered to half in set_state().
  *  - An RTO that continues a fast recovery guessed as corruption (no new
  *    ssthresh() call) also restores the pre-loss cwnd.
+ *  - Corruption does not end slow start (spec.h says why): ssthresh holds
+ *    the recovery's target only while the recovery lasts, and goes back to
+ *    its pre-loss value when the stack completes it (or when an RTO's
+ *    window is restored). ss -ti shows ssthresh only while it is finite.
  *  - Counters are per network namespace, in /proc/net/tcp_spec.
  *  - Our SYNs go out not-ECT, so that stock receivers accept ECN
  *    (kernel/ecn_syn.h says why).
@@ -185,10 +194,12 @@ struct spec_ca {
 	u32 spec_us;		/* when the last loss was guessed corruption */
 	u32 spec_cwnd;		/* cwnd before that loss (packets) */
 	u32 restore_cwnd;	/* cwnd to restore after an RTO, 0: none */
+	u32 ss_before;		/* ssthresh before a corruption episode */
 	u8  verdict;		/* enum spec_verdict: ssthresh() -> set_state() */
 	u8  ece_seen:1,		/* last_ece_us is valid */
 	    spec_live:1,	/* last guess not yet contradicted by an ECE */
-	    unused:6;
+	    ss_pending:1,	/* ss_before to be put back */
+	    unused:5;
 };
 
 static u32 spec_now_us(const struct tcp_sock *tp)
@@ -257,12 +268,36 @@ static u32 spec_ssthresh(struct sock *sk)
 	v = spec_classify(&spec_params, ece_recent,
 			  ece_recent ? 0 : get_random_u32_below(SPEC_P_UNIT));
 	ca->verdict = v;
-	if (v == SPEC_CORRUPT) {
-		ca->spec_us = now;
-		ca->spec_cwnd = cwnd;
-		ca->spec_live = 1;
+	if (v != SPEC_CORRUPT) {
+		ca->ss_pending = 0;
+		return spec_target_ssthresh(v, cwnd, 0, false);
 	}
-	return spec_target_ssthresh(v, cwnd);
+	ca->spec_us = now;
+	ca->spec_cwnd = cwnd;
+	ca->spec_live = 1;
+	/* A loss within an episode (an RTO after a recovery that has not
+	 * completed) keeps the threshold of before the first loss.
+	 */
+	if (!ca->ss_pending) {
+		ca->ss_before = tp->snd_ssthresh;
+		ca->ss_pending = 1;
+	}
+	return min(spec_target_ssthresh(v, cwnd, ca->ss_before,
+					tcp_is_cwnd_limited(sk)),
+		   tp->snd_cwnd_clamp);
+}
+
+/* The episode guessed corruption is over: slow start, if it was on, goes
+ * on from the window the recovery left.
+ */
+static void spec_put_back_ssthresh(struct sock *sk)
+{
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	if (!ca->ss_pending)
+		return;
+	ca->ss_pending = 0;
+	tcp_sk(sk)->snd_ssthresh = ca->ss_before;
 }
 
 static void spec_set_state(struct sock *sk, u8 new_state)
@@ -286,7 +321,7 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 				spec_count(sk, SPEC_CNT_LOSS);
 				spec_count(sk, SPEC_CNT_CONGEST);
 			} else if (new_state == TCP_CA_Loss && ca->spec_live &&
-				   tp->snd_ssthresh == ca->spec_cwnd) {
+				   ca->ss_pending) {
 				ca->restore_cwnd = ca->spec_cwnd;
 			}
 			break;
@@ -306,8 +341,10 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 			/* CWR without an ECE: local congestion (NET_XMIT_CN).
 			 * That is congestion, whatever the draw said.
 			 */
-			if (v == SPEC_CORRUPT)
+			if (v == SPEC_CORRUPT) {
 				ca->spec_live = 0;
+				ca->ss_pending = 0;
+			}
 			tp->snd_ssthresh = spec_halve(tp->prior_cwnd);
 		}
 		break;
@@ -334,6 +371,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	/* The loss we called corruption was congestion after all. */
 	ca->spec_live = 0;
 	ca->restore_cwnd = 0;
+	ca->ss_pending = 0;
 	spec_count(sk, SPEC_CNT_MISPRED);
 
 	switch (inet_csk(sk)->icsk_ca_state) {
@@ -373,6 +411,7 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		u32 target = min(ca->restore_cwnd, tp->snd_cwnd_clamp);
 
 		ca->restore_cwnd = 0;
+		spec_put_back_ssthresh(sk);
 		if (target > tcp_snd_cwnd(tp)) {
 			tcp_snd_cwnd_set(tp, target);
 			tp->snd_cwnd_cnt = 0;
@@ -387,10 +426,22 @@ static u32 spec_undo_cwnd(struct sock *sk)
 {
 	struct spec_ca *ca = inet_csk_ca(sk);
 
-	/* A spurious loss was undone: nothing left to restore. */
+	/* A spurious loss was undone: nothing left to restore (the stack
+	 * puts back the ssthresh of before the loss itself).
+	 */
 	ca->restore_cwnd = 0;
 	ca->spec_live = 0;
+	ca->ss_pending = 0;
 	return tcp_reno_undo_cwnd(sk);
+}
+
+static void spec_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	/* End of a recovery: tcp_end_cwnd_reduction() has just set cwnd to
+	 * the target spec_ssthresh() gave it.
+	 */
+	if (ev == CA_EVENT_COMPLETE_CWR)
+		spec_put_back_ssthresh(sk);
 }
 
 static struct tcp_congestion_ops tcp_spec __read_mostly = {
@@ -399,6 +450,7 @@ static struct tcp_congestion_ops tcp_spec __read_mostly = {
 	.cong_avoid	= spec_cong_avoid,
 	.set_state	= spec_set_state,
 	.in_ack_event	= spec_in_ack_event,
+	.cwnd_event	= spec_cwnd_event,
 	.undo_cwnd	= spec_undo_cwnd,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,

@@ -18,8 +18,9 @@ import time
 
 import specnet_lab as lab
 
-from cwnd import (LOSS_PKT, RTT, assert_load_refused, blackout, first_reduction,
-                  load_twice_and_rmmod_in_use, loss_response, run_flow, wnd_limited_chain)
+from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, RTT, assert_load_refused, blackout,
+                  first_reduction, load_twice_and_rmmod_in_use, loss_response, run_flow,
+                  wnd_limited_chain)
 
 
 def counters(chain):
@@ -111,6 +112,38 @@ def test_a_loss_without_ece_keeps_cwnd(spec):
         n = counters(c)
         assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
         assert n["predicted_congestion"] == 0 and n["non_ecn_connections"] == 0, n
+    finally:
+        c.destroy()
+
+
+def test_a_corruption_does_not_end_slow_start(spec, figure):
+    """A loss guessed corruption in slow start leaves slow start on: during
+    the recovery ssthresh is the window's target (twice the pre-loss cwnd,
+    as slow start would have reached in that RTT), and when the recovery
+    completes it is back to 'infinite', its value before the loss; the
+    window then goes on growing. The receive buffer autotunes here, so the
+    flow is cwnd-limited."""
+    c = wnd_limited_chain()
+    try:
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
+        lab.inject(c, "rtr", drop=[LOSS_PKT])
+        evs, _ = run_flow(c, "spec", seconds=4)
+        assert lab.nft_counters(c, "rtr") == [1], "the injected drop did not happen"
+        i = first_reduction(evs)
+        t0 = evs[i]["t"]
+        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT)
+        during = [e for e in evs[i:] if e["ssthresh"] < INFINITE_SSTHRESH]
+        back = next((e for e in evs[i:] if e["ssthresh"] == INFINITE_SSTHRESH), None)
+        figure("pre-loss cwnd, recovery ssthresh, ms to ssthresh back",
+               (pre, evs[i]["ssthresh"], round((back["t"] - t0) * 1000) if back else None))
+        assert evs[i]["ssthresh"] >= 1.8 * pre, f"target {evs[i]['ssthresh']}, pre {pre}"
+        assert back, "ssthresh never went back to its pre-loss value (slow start ended)"
+        assert back["t"] - t0 <= 4 * RTT, f"ssthresh back after {back['t'] - t0:.2f} s"
+        assert all(e["t"] < back["t"] for e in during), "ssthresh set again with no loss"
+        later = [e["cwnd"] for e in evs if back["t"] <= e["t"] <= back["t"] + 3 * RTT]
+        assert later and max(later) >= 1.8 * pre, f"cwnd {pre} -> {max(later or [0])}"
+        n = counters(c)
+        assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
     finally:
         c.destroy()
 

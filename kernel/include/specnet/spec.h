@@ -10,8 +10,13 @@
  *
  *   on a loss event (fast-recovery entry or RTO) at time t:
  *     ECE seen in (t - srtt, t]        -> congestion: ssthresh = cwnd / 2
- *     else with probability p          -> corruption: ssthresh = cwnd
+ *     else with probability p          -> corruption: window as if no loss
  *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
+ *
+ *   corruption, with S the slow-start threshold before the loss:
+ *     cwnd >= S (congestion avoidance) -> recovery target cwnd (kept)
+ *     cwnd <  S (slow start)           -> recovery target min(2 cwnd, S)
+ *     after the recovery                  ssthresh = S again
  *
  *   on an ECN-Echo at time t, with the last corruption guess at t_s:
  *     t - t_s <= srtt                  -> misprediction: apply cwnd / 2 now
@@ -33,6 +38,14 @@
  *    still sees the ECE of the ACK that revealed the loss.
  *  - the decrease is Reno's (max(cwnd/2, 2)); "keep cwnd" on corruption is
  *    the paper's default, "keep growing slowly" is not implemented.
+ *  - corruption leaves the slow-start threshold alone. The paper keeps
+ *    cwnd and is silent on ssthresh; setting ssthresh = cwnd would end
+ *    slow start at the first corrupted packet, and on a long fat lossy
+ *    path (600 ms, 1000-packet pipe, 1% corruption) Reno's +1 per RTT
+ *    then never fills the pipe. A corruption loss says nothing about the
+ *    path's capacity, so slow start goes on: over the recovery (at least
+ *    one RTT) the window may double, as slow start would have, capped at
+ *    S; only congestion (ECE, or a congestion draw) ends slow start.
  */
 #ifndef _SPECNET_SPEC_H
 #define _SPECNET_SPEC_H
@@ -98,12 +111,26 @@ static inline u32 spec_halve(u32 cwnd)
 	return max_t(u32, cwnd >> 1, SPEC_MIN_CWND);
 }
 
-/* The slow-start threshold a verdict calls for, from the pre-loss cwnd. */
-static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
+/*
+ * The slow-start threshold a verdict calls for during the recovery, from
+ * the pre-loss @cwnd and the threshold before the loss @ss_before (the
+ * stack's TCP_INFINITE_SSTHRESH in slow start). @grow: the flow was
+ * cwnd-limited, so slow start would have grown the window over this RTT.
+ * For corruption, the recovery (PRR) moves cwnd toward this target and the
+ * stack sets cwnd to it when the recovery ends; the caller then puts
+ * ssthresh back to @ss_before.
+ */
+static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd,
+				       u32 ss_before, bool grow)
 {
-	if (v == SPEC_CORRUPT)
-		return max_t(u32, cwnd, SPEC_MIN_CWND);
-	return spec_halve(cwnd);
+	u32 keep = max_t(u32, cwnd, SPEC_MIN_CWND);
+
+	if (v != SPEC_CORRUPT)
+		return spec_halve(cwnd);
+	if (!grow || keep >= ss_before)
+		return keep;
+	/* slow start: double, without overflow, at most to ss_before */
+	return keep > ss_before - keep ? ss_before : 2 * keep;
 }
 
 /*
