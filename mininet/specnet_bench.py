@@ -462,6 +462,12 @@ def summary(meta, records):
                         parts.append(f"share {sh_:.2f}")
                 if scen == "red":
                     parts += red_cells([r for r in at if r["cc"] == cc])
+                if scen == "geo":
+                    # a 3000-packet tail-drop buffer and no ECN: what a
+                    # window that ignores losses costs in delay
+                    d = st.get((scen, opts, v, cc), {}).get("delay_ms")
+                    if d is not None:
+                        parts.append(f"queue {d:.0f} ms")
                 rtx = mean([r.get("retransmits") for r in at if r["cc"] == cc])
                 if scen == "onoff" and rtx is not None:
                     sent = mean([r.get("bytes_sent") for r in at if r["cc"] == cc]) or 1
@@ -483,7 +489,8 @@ def summary(meta, records):
               "ceiling C(1-PER); Jain over a case's flows; share of the first flow against "
               "cubic; rtx: retransmitted bytes / bytes sent; red: CE marks, congestion drops "
               "(all the bottleneck queue's drops: early/forced/overflow for redopt), average "
-              "queue in packets and its queueing delay, after the first sixth of the flows.",
+              "queue in packets and its queueing delay, after the first sixth of the flows; "
+              "geo: the bottleneck's average queueing delay.",
               ""]
     return "\n".join(lines)
 
@@ -547,8 +554,9 @@ def targets(records):
         x = get("geo", v, "spec")
         if x and x["goodput"] is not None:
             want = 0.9 if v <= 10 else 0.7
+            q = f" (average queue {x['delay_ms']:.0f} ms)" if x["delay_ms"] is not None else ""
             line(f"geo {v:g}% loss: spec >= {want} of the ceiling",
-                 f"{x['goodput'] / x['ceil']:.2f}", x["goodput"] >= want * x["ceil"])
+                 f"{x['goodput'] / x['ceil']:.2f}{q}", x["goodput"] >= want * x["ceil"])
     for (scen, opts, v, cc), x in sorted(st.items(), key=str):
         if scen == "dumbbell" and opts == "{}" and v >= 10 and x["jain"] is not None:
             line(f"dumbbell, {v:g} {cc} flows: Jain >= 0.95", f"{x['jain']:.3f}",
