@@ -12,9 +12,9 @@
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
  *     ECE within the last srtt     -> congestion: Reno decrease
- *     else Bernoulli(p_corrupt)    -> corruption: cwnd kept (doubled over
- *                                     the recovery in slow start), and
- *                                     ssthresh put back when it ends
+ *     else Bernoulli(p_corrupt)    -> corruption: cwnd kept, and
+ *                                     ssthresh put back to its pre-loss
+ *                                     value when the recovery ends
  *     else                         -> congestion: Reno decrease
  *   RTO guessed as corruption: the stack sets cwnd to 1; once the
  *     retransmission is acknowledged the pre-loss cwnd is restored, and
@@ -35,8 +35,8 @@
  *                RTO restore;
  *   cong_avoid() performs the restore on the first ACK that advances
  *                snd_una;
- *   cwnd_event() CA_EVENT_COMPLETE_CWR: the stack has set cwnd to the
- *                recovery's target; a corruption episode puts back the
+ *   cwnd_event() CA_EVENT_COMPLETE_CWR: end of a recovery; a corruption
+ *                episode sets the pre-loss window and puts back the
  *                slow-start threshold of before the loss;
  *   in_ack_event() timestamps ECEs and detects mispredictions.
  *
@@ -270,7 +270,7 @@ static u32 spec_ssthresh(struct sock *sk)
 	ca->verdict = v;
 	if (v != SPEC_CORRUPT) {
 		ca->ss_pending = 0;
-		return spec_target_ssthresh(v, cwnd, 0, false);
+		return spec_target_ssthresh(v, cwnd);
 	}
 	ca->spec_us = now;
 	ca->spec_cwnd = cwnd;
@@ -282,22 +282,29 @@ static u32 spec_ssthresh(struct sock *sk)
 		ca->ss_before = tp->snd_ssthresh;
 		ca->ss_pending = 1;
 	}
-	return min(spec_target_ssthresh(v, cwnd, ca->ss_before,
-					tcp_is_cwnd_limited(sk)),
-		   tp->snd_cwnd_clamp);
+	return spec_target_ssthresh(v, cwnd);
 }
 
 /* The episode guessed corruption is over: slow start, if it was on, goes
- * on from the window the recovery left.
+ * on. @complete: the end of a fast recovery, where the stack has set cwnd
+ * to ssthresh only if the episode could still have been undone
+ * (undo_marker); with retransmissions lost again it has not, and cwnd is
+ * what PRR left after every lost segment: the pre-loss window is set here
+ * then.
  */
-static void spec_put_back_ssthresh(struct sock *sk)
+static void spec_put_back_ssthresh(struct sock *sk, bool complete)
 {
+	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 
 	if (!ca->ss_pending)
 		return;
 	ca->ss_pending = 0;
-	tcp_sk(sk)->snd_ssthresh = ca->ss_before;
+	if (complete && tcp_snd_cwnd(tp) < ca->spec_cwnd) {
+		tcp_snd_cwnd_set(tp, min(ca->spec_cwnd, tp->snd_cwnd_clamp));
+		tp->snd_cwnd_stamp = tcp_jiffies32;
+	}
+	tp->snd_ssthresh = ca->ss_before;
 }
 
 static void spec_set_state(struct sock *sk, u8 new_state)
@@ -411,7 +418,7 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		u32 target = min(ca->restore_cwnd, tp->snd_cwnd_clamp);
 
 		ca->restore_cwnd = 0;
-		spec_put_back_ssthresh(sk);
+		spec_put_back_ssthresh(sk, false);
 		if (target > tcp_snd_cwnd(tp)) {
 			tcp_snd_cwnd_set(tp, target);
 			tp->snd_cwnd_cnt = 0;
@@ -441,7 +448,7 @@ static void spec_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 	 * the target spec_ssthresh() gave it.
 	 */
 	if (ev == CA_EVENT_COMPLETE_CWR)
-		spec_put_back_ssthresh(sk);
+		spec_put_back_ssthresh(sk, true);
 }
 
 static struct tcp_congestion_ops tcp_spec __read_mostly = {

@@ -1,9 +1,12 @@
 """The benchmark suite's plumbing in the VM (issue 7): every Mininet
 topology of mininet/topos.py builds, carries traffic and tears down without
 leftovers; a tiny run of every scenario (specnet-bench --suite tiny) writes
-a results.json that validates against mininet/results.schema.json, a
-summary and the plots, and resumes instead of redoing; a congestion
-control whose module is missing is skipped with a message, never faked."""
+a results.json that validates against mininet/results.schema.json and a
+summary, and resumes instead of redoing; a congestion control whose module
+is missing is skipped with a message, never faked. The PNG plots are
+tested on the host from a tiny run's results.json
+(tests/host/test_bench_report.py): they are the same Python on every
+kernel, and matplotlib under TCG took 3.5 min of this file's 7 on 6.12."""
 import json
 import os
 import subprocess
@@ -66,7 +69,7 @@ def test_tiny_run_every_scenario_validates_and_resumes():
     away without leftovers (links, node shells, qdiscs)."""
     before = leftovers()
     with tempfile.TemporaryDirectory() as out:
-        p = bench_run("--suite", "tiny", "--seconds", "3", "--out", out)
+        p = bench_run("--suite", "tiny", "--seconds", "3", "--out", out, "--no-plots")
         assert p.returncode == 0, p.stderr[-2000:]
         assert leftovers() == before
         res = os.path.join(out, "results.json")
@@ -100,16 +103,12 @@ def test_tiny_run_every_scenario_validates_and_resumes():
             assert f"## {s}" in text
         assert "x reno" in text and "ceil" in text and "8 (redopt)" in text
         assert "## Targets" in text and "satellite: spec >= every baseline at every BER" in text
-        pngs = [f for f in os.listdir(out) if f.endswith(".png")]
-        assert len(pngs) == len(bench.SCENARIOS), pngs
-        for f in pngs:
-            with open(os.path.join(out, f), "rb") as fh:
-                assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+        assert not [f for f in os.listdir(out) if f.endswith(".png")], "--no-plots plotted"
         # the same --out again: every case is there, nothing runs
-        p = bench_run("--suite", "tiny", "--seconds", "3", "--out", out)
+        p = bench_run("--suite", "tiny", "--seconds", "3", "--out", out, "--no-plots")
         assert p.returncode == 0
         assert f"resuming {out}: {len({r['key'] for r in recs})} cases done" in p.stdout
-        assert "case(s)" not in p.stdout and "plots are up to date" in p.stdout
+        assert "case(s)" not in p.stdout
         with open(res) as f:
             assert len(json.load(f)["records"]) == len(recs)
 

@@ -118,11 +118,11 @@ def test_a_loss_without_ece_keeps_cwnd(spec):
 
 def test_a_corruption_does_not_end_slow_start(spec, figure):
     """A loss guessed corruption in slow start leaves slow start on: during
-    the recovery ssthresh is the window's target (twice the pre-loss cwnd,
-    as slow start would have reached in that RTT), and when the recovery
-    completes it is back to 'infinite', its value before the loss; the
-    window then goes on growing. The receive buffer autotunes here, so the
-    flow is cwnd-limited."""
+    the recovery ssthresh is the pre-loss cwnd (PRR's target), and when the
+    recovery completes it is back to 'infinite', its value before the
+    loss; the window then goes on doubling per RTT. The receive buffer
+    autotunes here, so the flow is cwnd-limited. (With ssthresh = cwnd,
+    Reno's +1 per RTT would add 3 segments in those 3 RTTs.)"""
     c = wnd_limited_chain()
     try:
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
@@ -136,7 +136,7 @@ def test_a_corruption_does_not_end_slow_start(spec, figure):
         back = next((e for e in evs[i:] if e["ssthresh"] == INFINITE_SSTHRESH), None)
         figure("pre-loss cwnd, recovery ssthresh, ms to ssthresh back",
                (pre, evs[i]["ssthresh"], round((back["t"] - t0) * 1000) if back else None))
-        assert evs[i]["ssthresh"] >= 1.8 * pre, f"target {evs[i]['ssthresh']}, pre {pre}"
+        assert evs[i]["ssthresh"] >= 0.9 * pre, f"target {evs[i]['ssthresh']}, pre {pre}"
         assert back, "ssthresh never went back to its pre-loss value (slow start ended)"
         assert back["t"] - t0 <= 4 * RTT, f"ssthresh back after {back['t'] - t0:.2f} s"
         assert all(e["t"] < back["t"] for e in during), "ssthresh set again with no loss"
@@ -174,7 +174,8 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
         assert e["ssthresh"] >= 0.9 * pre, f"ssthresh {e['ssthresh']}, pre {pre}"
         # evs[i] is the ACK of the retransmission; when is cwnd back?
         back = next((x for x in evs[i + 1:] if x["cwnd"] >= 0.9 * pre), None)
-        assert back, f"cwnd never returned to {pre}"
+        assert back, (f"cwnd never returned to {pre}: counters {counters(c)}, cwnd/ssthresh "
+                      f"after {[(x['cwnd'], x['ssthresh']) for x in evs[i:i + 40:4]]}")
         delay = back["t"] - e["t"]
         figure("cwnd restore delay ms", round(delay * 1000))
         assert delay <= 2 * RTT + 0.05, f"cwnd back after {delay * 1000:.0f} ms (> 2 RTT)"

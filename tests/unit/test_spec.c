@@ -2,8 +2,6 @@
 #include <specnet/spec.h>
 #include "check.h"
 
-#define INF 0x7fffffffu	/* the stack's TCP_INFINITE_SSTHRESH */
-
 int main(void)
 {
 	struct spec_params p = { .p_corrupt = SPEC_P_DEFAULT };
@@ -40,31 +38,12 @@ int main(void)
 		CHECK(n_corrupt == p.p_corrupt, "p=%u got %u", p.p_corrupt, n_corrupt);
 	}
 
-	/* decrease: corruption keeps cwnd in congestion avoidance (cwnd at
-	 * or above the old ssthresh), congestion halves with floor 2
-	 */
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, 30, true) == 40, "keep");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, 40, true) == 40, "keep at S");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1, 1, true) == 2, "keep floor");
-	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40, INF, true) == 20, "halve");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41, 30, true) == 20, "halve odd");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3, INF, false) == 2, "halve floor");
-	/* corruption in slow start: slow start goes on (doubles, capped at
-	 * the old ssthresh), unless the flow was not cwnd-limited
-	 */
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, INF, true) == 80, "double");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, 50, true) == 50, "double capped");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, INF, false) == 40, "not cwnd-limited");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1, INF, true) == 4, "double the floor");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 0x80000000u, 0xffffffffu, true) ==
-	      0xffffffffu, "no overflow");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 0x7fffffffu, 0xffffffffu, true) ==
-	      0xfffffffeu, "largest double");
-	for (r = 2; r < 3000; r++) {
-		u32 s = spec_target_ssthresh(SPEC_CORRUPT, r, 2500, true);
-
-		CHECK(s >= r && s <= 2 * r && (s <= 2500 || s == r), "bounds %u: %u", r, s);
-	}
+	/* decrease: corruption keeps cwnd, congestion halves with floor 2 */
+	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40) == 40, "keep");
+	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1) == 2, "keep floor");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40) == 20, "halve");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41) == 20, "halve odd");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3) == 2, "halve floor");
 	CHECK(spec_halve(0xffffffffu) == 0x7fffffffu, "halve max");
 
 	/* "recent" windows, including u32 wrap-around of the us clock */

@@ -13,10 +13,10 @@
  *     else with probability p          -> corruption: window as if no loss
  *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
  *
- *   corruption, with S the slow-start threshold before the loss:
- *     cwnd >= S (congestion avoidance) -> recovery target cwnd (kept)
- *     cwnd <  S (slow start)           -> recovery target min(2 cwnd, S)
- *     after the recovery                  ssthresh = S again
+ *   corruption, with W the pre-loss cwnd and S the slow-start threshold
+ *   before the loss:
+ *     during the recovery              -> ssthresh W (PRR's target)
+ *     when it ends                     -> cwnd W, ssthresh S again
  *
  *   on an ECN-Echo at time t, with the last corruption guess at t_s:
  *     t - t_s <= srtt                  -> misprediction: apply cwnd / 2 now
@@ -43,9 +43,13 @@
  *    slow start at the first corrupted packet, and on a long fat lossy
  *    path (600 ms, 1000-packet pipe, 1% corruption) Reno's +1 per RTT
  *    then never fills the pipe. A corruption loss says nothing about the
- *    path's capacity, so slow start goes on: over the recovery (at least
- *    one RTT) the window may double, as slow start would have, capped at
- *    S; only congestion (ECE, or a congestion draw) ends slow start.
+ *    path's capacity, so slow start goes on after the recovery; only
+ *    congestion (ECE, or a congestion draw) ends it. The window does not
+ *    grow during the recovery itself: growing it by the segments the
+ *    recovery delivered was tried, and with recoveries back to back (1%
+ *    corruption of a 600 ms path) it compounded into a window far above
+ *    what PRR let the flow send, released as a burst when a recovery
+ *    ended without a new one.
  */
 #ifndef _SPECNET_SPEC_H
 #define _SPECNET_SPEC_H
@@ -111,26 +115,15 @@ static inline u32 spec_halve(u32 cwnd)
 	return max_t(u32, cwnd >> 1, SPEC_MIN_CWND);
 }
 
-/*
- * The slow-start threshold a verdict calls for during the recovery, from
- * the pre-loss @cwnd and the threshold before the loss @ss_before (the
- * stack's TCP_INFINITE_SSTHRESH in slow start). @grow: the flow was
- * cwnd-limited, so slow start would have grown the window over this RTT.
- * For corruption, the recovery (PRR) moves cwnd toward this target and the
- * stack sets cwnd to it when the recovery ends; the caller then puts
- * ssthresh back to @ss_before.
+/* The slow-start threshold a verdict calls for, from the pre-loss cwnd:
+ * the recovery's target (PRR moves cwnd toward it, and the stack sets cwnd
+ * to it when the recovery ends).
  */
-static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd,
-				       u32 ss_before, bool grow)
+static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
 {
-	u32 keep = max_t(u32, cwnd, SPEC_MIN_CWND);
-
-	if (v != SPEC_CORRUPT)
-		return spec_halve(cwnd);
-	if (!grow || keep >= ss_before)
-		return keep;
-	/* slow start: double, without overflow, at most to ss_before */
-	return keep > ss_before - keep ? ss_before : 2 * keep;
+	if (v == SPEC_CORRUPT)
+		return max_t(u32, cwnd, SPEC_MIN_CWND);
+	return spec_halve(cwnd);
 }
 
 /*
