@@ -12,9 +12,10 @@
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
  *     ECE within the last srtt     -> congestion: Reno decrease
- *     else Bernoulli(p_corrupt)    -> corruption: cwnd kept, and
- *                                     ssthresh put back to its pre-loss
- *                                     value when the recovery ends
+ *     else Bernoulli(p_corrupt)    -> corruption: cwnd kept (in slow start
+ *                                     grown by what the recovery
+ *                                     delivered), ssthresh put back to its
+ *                                     pre-loss value when it ends
  *     else                         -> congestion: Reno decrease
  *   RTO guessed as corruption: the stack sets cwnd to 1; once the
  *     retransmission is acknowledged the pre-loss cwnd is restored, and
@@ -36,7 +37,7 @@
  *   cong_avoid() performs the restore on the first ACK that advances
  *                snd_una;
  *   cwnd_event() CA_EVENT_COMPLETE_CWR: end of a recovery; a corruption
- *                episode sets the pre-loss window and puts back the
+ *                episode sets the window (spec.h) and puts back the
  *                slow-start threshold of before the loss;
  *   in_ack_event() timestamps ECEs and detects mispredictions.
  *
@@ -195,6 +196,9 @@ struct spec_ca {
 	u32 spec_cwnd;		/* cwnd before that loss (packets) */
 	u32 restore_cwnd;	/* cwnd to restore after an RTO, 0: none */
 	u32 ss_before;		/* ssthresh before a corruption episode */
+	u32 ss_used;		/* segments outstanding at that loss, 0: not
+				 * cwnd-limited (slow start would not grow)
+				 */
 	u8  verdict;		/* enum spec_verdict: ssthresh() -> set_state() */
 	u8  ece_seen:1,		/* last_ece_us is valid */
 	    spec_live:1,	/* last guess not yet contradicted by an ECE */
@@ -282,6 +286,7 @@ static u32 spec_ssthresh(struct sock *sk)
 		ca->ss_before = tp->snd_ssthresh;
 		ca->ss_pending = 1;
 	}
+	ca->ss_used = tcp_is_cwnd_limited(sk) ? tp->packets_out : 0;
 	return spec_target_ssthresh(v, cwnd);
 }
 
@@ -289,8 +294,9 @@ static u32 spec_ssthresh(struct sock *sk)
  * on. @complete: the end of a fast recovery, where the stack has set cwnd
  * to ssthresh only if the episode could still have been undone
  * (undo_marker); with retransmissions lost again it has not, and cwnd is
- * what PRR left after every lost segment: the pre-loss window is set here
- * then.
+ * what PRR left after every lost segment. The window is set here: the
+ * pre-loss one, in slow start grown by what the recovery delivered
+ * (spec.h).
  */
 static void spec_put_back_ssthresh(struct sock *sk, bool complete)
 {
@@ -300,9 +306,15 @@ static void spec_put_back_ssthresh(struct sock *sk, bool complete)
 	if (!ca->ss_pending)
 		return;
 	ca->ss_pending = 0;
-	if (complete && tcp_snd_cwnd(tp) < ca->spec_cwnd) {
-		tcp_snd_cwnd_set(tp, min(ca->spec_cwnd, tp->snd_cwnd_clamp));
-		tp->snd_cwnd_stamp = tcp_jiffies32;
+	if (complete) {
+		u32 w = min(spec_cwnd_after(ca->spec_cwnd, ca->ss_used,
+					    tp->prr_delivered, ca->ss_before),
+			    tp->snd_cwnd_clamp);
+
+		if (tcp_snd_cwnd(tp) < w) {
+			tcp_snd_cwnd_set(tp, w);
+			tp->snd_cwnd_stamp = tcp_jiffies32;
+		}
 	}
 	tp->snd_ssthresh = ca->ss_before;
 }

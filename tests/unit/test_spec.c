@@ -2,6 +2,8 @@
 #include <specnet/spec.h>
 #include "check.h"
 
+#define INF 0x7fffffffu	/* the stack's TCP_INFINITE_SSTHRESH */
+
 int main(void)
 {
 	struct spec_params p = { .p_corrupt = SPEC_P_DEFAULT };
@@ -44,6 +46,40 @@ int main(void)
 	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40) == 20, "halve");
 	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41) == 20, "halve odd");
 	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3) == 2, "halve floor");
+	/* the window after a corruption recovery: kept in congestion
+	 * avoidance; in slow start grown from the window in use by the
+	 * segments delivered, at most doubled, capped at the old ssthresh,
+	 * never below the pre-loss cwnd
+	 */
+	CHECK(spec_cwnd_after(40, 40, 100, 30) == 40, "CA: kept");
+	CHECK(spec_cwnd_after(40, 40, 100, 40) == 40, "at S: kept");
+	CHECK(spec_cwnd_after(40, 40, 0, INF) == 40, "nothing delivered");
+	CHECK(spec_cwnd_after(40, 40, 25, INF) == 65, "one per delivered");
+	CHECK(spec_cwnd_after(40, 40, 100, INF) == 80, "at most double");
+	CHECK(spec_cwnd_after(40, 40, 100, 50) == 50, "capped at S");
+	CHECK(spec_cwnd_after(40, 25, 100, INF) == 50, "from the window in use");
+	CHECK(spec_cwnd_after(40, 10, 100, INF) == 40, "never below cwnd");
+	CHECK(spec_cwnd_after(40, 90, 100, INF) == 80, "in use above cwnd");
+	CHECK(spec_cwnd_after(1, 1, 5, INF) == 2, "floor");
+	CHECK(spec_cwnd_after(0x80000000u, 0x80000000u, 0xffffffffu, 0xffffffffu) ==
+	      0xffffffffu, "no overflow");
+	CHECK(spec_cwnd_after(0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0xffffffffu) ==
+	      0xfffffffeu, "largest double");
+	/* no compounding: the result depends on @used, not on a cwnd that
+	 * an earlier recovery raised without it being sent
+	 */
+	CHECK(spec_cwnd_after(1000000, 500, 500, INF) == 1000000, "nominal kept");
+	for (r = 2; r < 3000; r += 7) {
+		u32 u, d, w;
+
+		for (u = 0; u < 3000; u += 101)
+			for (d = 0; d < 3000; d += 97) {
+				w = spec_cwnd_after(r, u, d, 2500);
+				CHECK(w >= r && (w == r || (w <= 2 * u && w <= u + d &&
+							    w <= 2500)),
+				      "bounds %u %u %u: %u", r, u, d, w);
+			}
+	}
 	CHECK(spec_halve(0xffffffffu) == 0x7fffffffu, "halve max");
 
 	/* "recent" windows, including u32 wrap-around of the us clock */

@@ -13,10 +13,13 @@
  *     else with probability p          -> corruption: window as if no loss
  *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
  *
- *   corruption, with W the pre-loss cwnd and S the slow-start threshold
- *   before the loss:
+ *   corruption, with W the pre-loss cwnd, U the segments outstanding at
+ *   the loss (the window in use), D the segments the recovery delivered
+ *   and S the slow-start threshold before the loss:
  *     during the recovery              -> ssthresh W (PRR's target)
- *     when it ends                     -> cwnd W, ssthresh S again
+ *     when it ends, W >= S             -> cwnd W, ssthresh S
+ *     when it ends, W < S (slow start) -> cwnd max(W, min(U + min(D, U), S)),
+ *                                         ssthresh S
  *
  *   on an ECN-Echo at time t, with the last corruption guess at t_s:
  *     t - t_s <= srtt                  -> misprediction: apply cwnd / 2 now
@@ -43,13 +46,14 @@
  *    slow start at the first corrupted packet, and on a long fat lossy
  *    path (600 ms, 1000-packet pipe, 1% corruption) Reno's +1 per RTT
  *    then never fills the pipe. A corruption loss says nothing about the
- *    path's capacity, so slow start goes on after the recovery; only
- *    congestion (ECE, or a congestion draw) ends it. The window does not
- *    grow during the recovery itself: growing it by the segments the
- *    recovery delivered was tried, and with recoveries back to back (1%
- *    corruption of a 600 ms path) it compounded into a window far above
- *    what PRR let the flow send, released as a burst when a recovery
- *    ended without a new one.
+ *    path's capacity, so slow start goes on; only congestion (ECE, or a
+ *    congestion draw) ends it. The recovery's delivered segments grow the
+ *    window as slow start's ACKs would have (one each, at most doubling),
+ *    from the window in use U, not from cwnd: with recoveries back to back
+ *    (1% corruption of a 600 ms path) PRR keeps the flow near what is in
+ *    flight, and growth from cwnd compounded there into a window far above
+ *    what was ever sent (ssthresh in the millions, measured), released as
+ *    a burst when a recovery ended without a new one.
  */
 #ifndef _SPECNET_SPEC_H
 #define _SPECNET_SPEC_H
@@ -124,6 +128,27 @@ static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
 	if (v == SPEC_CORRUPT)
 		return max_t(u32, cwnd, SPEC_MIN_CWND);
 	return spec_halve(cwnd);
+}
+
+/*
+ * The window when a recovery guessed corruption ends: @cwnd the pre-loss
+ * window, @used the segments outstanding at the loss, @delivered the
+ * segments delivered (ACKed or SACKed) during the recovery, @ss_before the
+ * slow-start threshold before the loss (the stack's TCP_INFINITE_SSTHRESH
+ * in slow start). Never below the pre-loss window.
+ */
+static inline u32 spec_cwnd_after(u32 cwnd, u32 used, u32 delivered,
+				  u32 ss_before)
+{
+	u32 keep = max_t(u32, cwnd, SPEC_MIN_CWND);
+	u32 base = min_t(u32, used, keep);
+	u32 add = min_t(u32, delivered, base);
+	u32 grown;
+
+	if (keep >= ss_before)
+		return keep;
+	grown = add > ss_before - base ? ss_before : base + add;
+	return max_t(u32, keep, grown);
 }
 
 /*
