@@ -69,11 +69,11 @@ int main(void)
 	 * an earlier recovery raised without it being sent
 	 */
 	CHECK(spec_cwnd_after(1000000, 500, 500, INF) == 1000000, "nominal kept");
-	for (r = 2; r < 3000; r += 7) {
+	for (r = 2; r < 3000; r += 97) {
 		u32 u, d, w;
 
-		for (u = 0; u < 3000; u += 101)
-			for (d = 0; d < 3000; d += 97) {
+		for (u = 0; u < 3000; u += 193)
+			for (d = 0; d < 3000; d += 191) {
 				w = spec_cwnd_after(r, u, d, 2500);
 				CHECK(w >= r && (w == r || (w <= 2 * u && w <= u + d &&
 							    w <= 2500)),
