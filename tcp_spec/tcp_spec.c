@@ -456,8 +456,8 @@ static u32 spec_undo_cwnd(struct sock *sk)
 
 static void spec_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
-	/* End of a recovery: tcp_end_cwnd_reduction() has just set cwnd to
-	 * the target spec_ssthresh() gave it.
+	/* End of a recovery (tcp_end_cwnd_reduction(); it has set cwnd to
+	 * ssthresh only while the episode could still be undone).
 	 */
 	if (ev == CA_EVENT_COMPLETE_CWR)
 		spec_put_back_ssthresh(sk, true);

@@ -124,7 +124,7 @@ def host_unit():
         p = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             f"--junitxml={junit}", host_py], cwd=TOP,
                            capture_output=True, text=True)
-        c = junit_counts(junit)
+        c = junit_counts(junit_cases(junit))
         if c is None:
             print(p.stdout[-4000:], p.stderr[-4000:])
             c = (0, 1, 0, 0)
@@ -133,13 +133,19 @@ def host_unit():
         part("host unit (Python tools)", *c[:3], secs=time.monotonic() - t0, xfailed=c[3])
 
 
-def junit_counts(path):
+def junit_cases(path):
+    """The testcase elements of a junit file, None if it is missing or bad."""
     try:
-        root = ET.parse(path).getroot()
+        return list(ET.parse(path).getroot().iter("testcase"))
     except (OSError, ET.ParseError):
         return None
+
+
+def junit_counts(cases):
+    if cases is None:
+        return None
     passed = failed = skipped = xfailed = 0
-    for tc in root.iter("testcase"):
+    for tc in cases:
         kinds = {child.tag for child in tc}
         if kinds & {"failure", "error"}:
             failed += 1
@@ -151,14 +157,11 @@ def junit_counts(path):
     return passed, failed, skipped, xfailed
 
 
-def junit_slowest(path, n=8):
-    """The @n slowest test cases of a junit file, as 'name Ns' words."""
-    try:
-        cases = [(float(tc.get("time", 0)), tc.get("name", "?"))
-                 for tc in ET.parse(path).getroot().iter("testcase")]
-    except (OSError, ET.ParseError, ValueError):
-        return ""
-    return ", ".join(f"{name} {t:.0f}s" for t, name in sorted(cases, reverse=True)[:n])
+def junit_slowest(cases, n=8):
+    """The @n slowest of junit test cases, as 'name Ns' words."""
+    timed = sorted(((float(tc.get("time") or 0), tc.get("name", "?")) for tc in cases or ()),
+                   reverse=True)
+    return ", ".join(f"{name} {t:.0f}s" for t, name in timed[:n])
 
 
 def vm_suite(kernel, select):
@@ -183,7 +186,8 @@ def vm_suite(kernel, select):
     with open(log_path, "w") as log:
         rc, text = vm.run(kernel, cmd, timeout=VM_SUITE_TIMEOUT, stream=False, log=log,
                           console=os.path.join(kdir, "console.log"))
-    c = junit_counts(junit)
+    cases = junit_cases(junit)
+    c = junit_counts(cases)
     note = f"log: {os.path.relpath(log_path, TOP)}"
     if c is None:
         out.append(text[-12000:])
@@ -195,7 +199,7 @@ def vm_suite(kernel, select):
         out.append(text[-12000:])
     part(f"vm {kernel} (integration)", *c[:3], secs=time.monotonic() - t0, note=note,
          xfailed=c[3], out=out)
-    slow = junit_slowest(junit)
+    slow = junit_slowest(cases)
     if slow:
         out.append(f"   slowest {kernel}: {slow}")
     try:
