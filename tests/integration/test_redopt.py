@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import subprocess
 import threading
 import time
 
@@ -541,34 +542,41 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
         for port in range(5301, 5305):
             lab.iperf3_server(c.ns("rcv"), port=port)
-        est = []
-        stop = threading.Event()
-
-        st_t0 = [time.time()]
-
-        def sampler():
-            t0 = st_t0[0]
-            while not stop.is_set():
-                t = time.time() - t0
-                e = qstats(c)["flows_est"]
-                est.append((t, time.time() - t0, e))
-                time.sleep(0.1)
-
+        # The sampler is a bash loop inside the router's namespace, not a
+        # Python thread calling tc: under a starved TCG guest each
+        # subprocess from Python cost 1-4 s (CI once had no sample fully
+        # inside the 4-flow phase). $EPOCHREALTIME brackets each read on
+        # the same clock as time.time(), without a fork.
+        dev = c.ifname("rtr", "rcv")
+        log = f"/tmp/redopt-adaptive-{os.getpid()}.log"
+        loop = (f"while :; do a=$EPOCHREALTIME; s=$({TC} -s -j qdisc show dev {dev} parent 1:1); "
+                f"b=$EPOCHREALTIME; echo \"$a $b $s\"; sleep 0.1; done")
+        t0 = time.time()
+        with open(log, "w") as f:
+            sampler = subprocess.Popen(["ip", "netns", "exec", c.ns("rtr"), "bash", "-c", loop],
+                                       stdout=f, stderr=subprocess.STDOUT)
         ended = {}
 
         def flow(port, start, secs):
             time.sleep(start)
-            t0 = st_t0[0]
             lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "reno", secs, port=port)
             ended[port] = time.time() - t0
-        plan = [(5301, 0, 28), (5302, 7, 19), (5303, 7, 8), (5304, 7, 8)]
+        plan = [(5301, 0, 32), (5302, 6, 22), (5303, 6, 12), (5304, 6, 12)]
         ts = [threading.Thread(target=flow, args=p) for p in plan]
-        st = threading.Thread(target=sampler)
-        st.start()
         [t.start() for t in ts]
         [t.join() for t in ts]
-        stop.set()
-        st.join()
+        sampler.kill()
+        sampler.wait()
+        est = []
+        with open(log) as f:
+            lines = f.read().split("\n")
+            # the kill may cut the last line short
+            for line in lines[:-1]:
+                a, b, js = line.split(" ", 2)
+                q = [q for q in json.loads(js) if q["kind"] == "redopt"]
+                assert q, line
+                est.append((float(a) - t0, float(b) - t0, q[0]["flows_est"]))
+        os.unlink(log)
     finally:
         c.destroy()
 
