@@ -12,10 +12,12 @@
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
  *     ECE within the last srtt     -> congestion: Reno decrease
- *     else Bernoulli(p_corrupt)    -> corruption: cwnd kept (in slow start
- *                                     grown by what the recovery
- *                                     delivered), ssthresh put back to its
- *                                     pre-loss value when it ends
+ *     else Bernoulli(p_corrupt)    -> corruption: the window in flight
+ *                                     kept (lost segments resent on top
+ *                                     of it; in slow start it grows by
+ *                                     what the recovery delivers),
+ *                                     ssthresh put back to its pre-loss
+ *                                     value when it ends
  *     else                         -> congestion: Reno decrease
  *   RTO guessed as corruption: the stack sets cwnd to 1; once the
  *     retransmission is acknowledged the pre-loss cwnd is restored, and
@@ -29,16 +31,24 @@
  *     in Loss cwnd is cut to it), in Open through the stack's CWR entry.
  *   growth: Reno slow start and additive increase (tcp_reno_cong_avoid).
  *
+ * The module controls cwnd with cong_control, as tcp_bbr does: the stack's
+ * PRR would shrink what is in flight by every lost segment of a recovery,
+ * and on a lossy long path (5% of a 1000-packet pipe) recoveries run back
+ * to back, so "cwnd kept" would not be. cong_control therefore does what
+ * the stack would have done, except during a recovery guessed corruption:
+ * PRR for congestion reductions, the end-of-reduction cwnd, Reno growth,
+ * the pacing rate (each replica says which stack function it follows).
+ *
  * State machine of one loss episode, driven by the stack's hooks:
  *   ssthresh()   decides the verdict (the stack calls it on entry to CWR,
  *                Recovery and Loss, before set_state);
- *   set_state()  learns which of the three it was, counts it, and arms the
- *                RTO restore;
- *   cong_avoid() performs the restore on the first ACK that advances
- *                snd_una;
- *   cwnd_event() CA_EVENT_COMPLETE_CWR: end of a recovery; a corruption
- *                episode sets the window (spec.h) and puts back the
- *                slow-start threshold of before the loss;
+ *   set_state()  learns which of the three it was, counts it, arms the
+ *                RTO restore, and sees a reduction or recovery end (PRR's
+ *                end, the slow-start threshold of before a corruption loss
+ *                put back);
+ *   cong_control() per ACK: PRR, the corruption recovery's window, or
+ *                Reno growth with the RTO restore on the first ACK that
+ *                advances snd_una (spec_cong_avoid());
  *   in_ack_event() timestamps ECEs and detects mispredictions.
  *
  * Without negotiated ECN there is no congestion signal, so speculating
@@ -50,10 +60,14 @@
  *    as congestion: ssthresh is lowered to half in set_state().
  *  - An RTO that continues a fast recovery guessed as corruption (no new
  *    ssthresh() call) also restores the pre-loss cwnd.
- *  - Corruption does not end slow start (spec.h says why): ssthresh holds
- *    the recovery's target only while the recovery lasts, and goes back to
- *    its pre-loss value when the stack completes it (or when an RTO's
- *    window is restored). ss -ti shows ssthresh only while it is finite.
+ *  - Corruption does not end slow start (spec.h says why): ssthresh reads
+ *    the pre-loss window only while the recovery lasts, and goes back to
+ *    its pre-loss value when it ends (or when an RTO's window is
+ *    restored). ss -ti shows ssthresh only while it is finite.
+ *  - As for every cong_control module (tcp_bbr), the stack skips its
+ *    restart after idle (net.ipv4.tcp_slow_start_after_idle) and RFC 2861
+ *    cwnd validation for spec; a window kept over an idle period is sent
+ *    paced.
  *  - Counters are per network namespace, in /proc/net/tcp_spec.
  *  - Our SYNs go out not-ECT, so that stock receivers accept ECN
  *    (kernel/ecn_syn.h says why).
@@ -196,14 +210,16 @@ struct spec_ca {
 	u32 spec_cwnd;		/* cwnd before that loss (packets) */
 	u32 restore_cwnd;	/* cwnd to restore after an RTO, 0: none */
 	u32 ss_before;		/* ssthresh before a corruption episode */
-	u32 ss_used;		/* segments outstanding at that loss, 0: not
-				 * cwnd-limited (slow start would not grow)
-				 */
+	u32 prr_prior;		/* PRR of a congestion reduction: cwnd at its */
+	u32 prr_delivered;	/* start, segments delivered since, and the */
+	u32 prr_out0;		/* stack's prr_out then */
+	u32 prior_una;		/* snd_una after the previous ACK */
 	u8  verdict;		/* enum spec_verdict: ssthresh() -> set_state() */
 	u8  ece_seen:1,		/* last_ece_us is valid */
 	    spec_live:1,	/* last guess not yet contradicted by an ECE */
-	    ss_pending:1,	/* ss_before to be put back */
-	    unused:5;
+	    ss_pending:1,	/* corruption episode: ss_before to be put back */
+	    reducing:1,		/* congestion reduction (PRR) under way */
+	    unused:4;
 };
 
 static u32 spec_now_us(const struct tcp_sock *tp)
@@ -248,6 +264,7 @@ static void spec_init(struct sock *sk)
 		spec_count(sk, SPEC_CNT_NON_ECN);
 		return;
 	}
+	ca->prior_una = tcp_sk(sk)->snd_una;
 	/* Pace, so that a restored cwnd is not sent as a burst. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 }
@@ -286,37 +303,52 @@ static u32 spec_ssthresh(struct sock *sk)
 		ca->ss_before = tp->snd_ssthresh;
 		ca->ss_pending = 1;
 	}
-	ca->ss_used = tcp_is_cwnd_limited(sk) ? tp->packets_out : 0;
 	return spec_target_ssthresh(v, cwnd);
 }
 
-/* The episode guessed corruption is over: slow start, if it was on, goes
- * on. @complete: the end of a fast recovery, where the stack has set cwnd
- * to ssthresh only if the episode could still have been undone
- * (undo_marker); with retransmissions lost again it has not, and cwnd is
- * what PRR left after every lost segment. The window is set here: the
- * pre-loss one, in slow start grown by what the recovery delivered
- * (spec.h).
+/* The episode guessed corruption is over (its recovery ended, or an RTO's
+ * window was restored): the slow-start threshold of before the loss is
+ * back, so slow start, if it was on, goes on.
  */
-static void spec_put_back_ssthresh(struct sock *sk, bool complete)
+static void spec_put_back_ssthresh(struct sock *sk)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 
 	if (!ca->ss_pending)
 		return;
 	ca->ss_pending = 0;
-	if (complete) {
-		u32 w = min(spec_cwnd_after(ca->spec_cwnd, ca->ss_used,
-					    tp->prr_delivered, ca->ss_before),
-			    tp->snd_cwnd_clamp);
+	tcp_sk(sk)->snd_ssthresh = ca->ss_before;
+}
 
-		if (tcp_snd_cwnd(tp) < w) {
-			tcp_snd_cwnd_set(tp, w);
-			tp->snd_cwnd_stamp = tcp_jiffies32;
-		}
+/* A congestion reduction starts, or restarts from the current window after
+ * a misprediction: PRR from here down to ssthresh.
+ */
+static void spec_prr_start(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	ca->reducing = 1;
+	ca->prr_prior = max(tcp_snd_cwnd(tp), 1U);
+	ca->prr_delivered = 0;
+	ca->prr_out0 = tp->prr_out;
+}
+
+/* The end of a congestion reduction, as tcp_end_cwnd_reduction() (which
+ * the stack skips for cong_control ops): cwnd to ssthresh, unless the
+ * recovery was undone. @old_state: the state being left.
+ */
+static void spec_prr_end(struct sock *sk, u8 old_state)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	ca->reducing = 0;
+	if (tp->snd_ssthresh < TCP_INFINITE_SSTHRESH &&
+	    (old_state == TCP_CA_CWR || tp->undo_marker)) {
+		tcp_snd_cwnd_set(tp, tp->snd_ssthresh);
+		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
-	tp->snd_ssthresh = ca->ss_before;
 }
 
 static void spec_set_state(struct sock *sk, u8 new_state)
@@ -370,6 +402,29 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 	default:
 		break;
 	}
+
+	/* cwnd control: which episode, if any, cong_control is in */
+	switch (new_state) {
+	case TCP_CA_CWR:
+		spec_prr_start(sk);
+		break;
+	case TCP_CA_Recovery:
+		if (v == SPEC_CORRUPT && ca->ss_pending)
+			ca->reducing = 0;
+		else if (old_state != TCP_CA_CWR) /* from CWR it goes on */
+			spec_prr_start(sk);
+		break;
+	case TCP_CA_Loss:
+		/* the stack has set cwnd; spec_cong_avoid() takes it on */
+		ca->reducing = 0;
+		break;
+	default:	/* Open, Disorder: a reduction or a recovery is over */
+		if (ca->reducing)
+			spec_prr_end(sk, old_state);
+		if (old_state == TCP_CA_Recovery)
+			spec_put_back_ssthresh(sk);
+		break;
+	}
 }
 
 static void spec_in_ack_event(struct sock *sk, u32 flags)
@@ -397,14 +452,16 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	case TCP_CA_Recovery:
 	case TCP_CA_Loss:
 		/* The stack ignores ECE here: apply the decrease ourselves.
-		 * PRR (Recovery) converges on the new ssthresh; in Loss the
-		 * window is cut directly. Queue CWR so the receiver stops
+		 * PRR (Recovery), from the window now, converges on the new
+		 * ssthresh; in Loss the window is cut directly. Queue CWR so the receiver stops
 		 * echoing this mark.
 		 */
 		tp->snd_ssthresh = spec_halve(ca->spec_cwnd);
 		if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)
 			tcp_snd_cwnd_set(tp, tp->snd_ssthresh);
+		else if (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
+			spec_prr_start(sk);
 		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
 		spec_count(sk, SPEC_CNT_ECE_RED);
 		break;
@@ -430,7 +487,7 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		u32 target = min(ca->restore_cwnd, tp->snd_cwnd_clamp);
 
 		ca->restore_cwnd = 0;
-		spec_put_back_ssthresh(sk, false);
+		spec_put_back_ssthresh(sk);
 		if (target > tcp_snd_cwnd(tp)) {
 			tcp_snd_cwnd_set(tp, target);
 			tp->snd_cwnd_cnt = 0;
@@ -454,22 +511,100 @@ static u32 spec_undo_cwnd(struct sock *sk)
 	return tcp_reno_undo_cwnd(sk);
 }
 
-static void spec_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+/* PRR for a congestion reduction (spec.h). */
+static void spec_prr(struct sock *sk, u32 acked, bool una_no_loss)
 {
-	/* End of a recovery (tcp_end_cwnd_reduction(); it has set cwnd to
-	 * ssthresh only while the episode could still be undone).
-	 */
-	if (ev == CA_EVENT_COMPLETE_CWR)
-		spec_put_back_ssthresh(sk, true);
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	s32 n;
+
+	if (!acked || !ca->prr_prior)
+		return;
+	ca->prr_delivered += acked;
+	n = spec_prr_sndcnt(tp->snd_ssthresh, tcp_packets_in_flight(tp),
+			    ca->prr_prior, ca->prr_delivered,
+			    tp->prr_out - ca->prr_out0, acked, una_no_loss);
+	tcp_snd_cwnd_set(tp, tcp_packets_in_flight(tp) + n);
+}
+
+/* A recovery guessed corruption: cwnd is not reduced, so the lost segments
+ * go out again on top of the pre-loss window; slow start goes on while the
+ * flow is cwnd-limited (tcp_is_cwnd_limited()'s slow-start test: ssthresh
+ * reads the pre-loss window here, so the stack's own would say no).
+ */
+static void spec_corrupt_recovery(struct sock *sk, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u32 cwnd = tcp_snd_cwnd(tp), w;
+
+	if (!tp->is_cwnd_limited && cwnd >= 2 * tp->max_packets_out)
+		return;
+	w = min(spec_recovery_cwnd(cwnd, acked, ca->ss_before),
+		tp->snd_cwnd_clamp);
+	if (w > cwnd) {
+		tcp_snd_cwnd_set(tp, w);
+		tp->snd_cwnd_stamp = tcp_jiffies32;
+	}
+}
+
+/* tcp_update_pacing_rate(), which the stack does not call for cong_control
+ * ops: cwnd * mss / srtt, times net.ipv4.tcp_pacing_ss_ratio (default 200%)
+ * in slow start, tcp_pacing_ca_ratio (120%) after. In a corruption episode
+ * "slow start" is judged against the threshold of before the loss.
+ */
+static void spec_set_pacing_rate(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct spec_ca *ca = inet_csk_ca(sk);
+	const struct net *net = sock_net(sk);
+	u32 ss = ca->ss_pending ? ca->ss_before : tp->snd_ssthresh;
+	u64 rate = (u64)tp->mss_cache * ((USEC_PER_SEC / 100) << 3);
+
+	if (tcp_snd_cwnd(tp) < ss / 2)
+		rate *= READ_ONCE(net->ipv4.sysctl_tcp_pacing_ss_ratio);
+	else
+		rate *= READ_ONCE(net->ipv4.sysctl_tcp_pacing_ca_ratio);
+	rate *= max(tcp_snd_cwnd(tp), tp->packets_out);
+	if (likely(tp->srtt_us))
+		do_div(rate, tp->srtt_us);
+	WRITE_ONCE(sk->sk_pacing_rate,
+		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
+}
+
+/* Once per ACK, after the stack's loss recovery, in place of its PRR and
+ * cong_avoid: a congestion reduction runs PRR, a recovery guessed
+ * corruption keeps the window, anything else grows as Reno
+ * (tcp_may_raise_cwnd()'s conditions).
+ */
+static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u32 acked = rs->acked_sacked;
+	bool una = after(tp->snd_una, ca->prior_una);
+
+	ca->prior_una = tp->snd_una;
+	if (ca->reducing && tcp_in_cwnd_reduction(sk)) {
+		spec_prr(sk, acked, una && !rs->losses);
+	} else if (ca->ss_pending &&
+		   inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery) {
+		spec_corrupt_recovery(sk, acked);
+	} else if (tp->reordering >
+		   READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_reordering) ?
+		   acked : una) {
+		spec_cong_avoid(sk, tp->snd_una, acked);
+		tp->snd_cwnd_stamp = tcp_jiffies32;
+	}
+	spec_set_pacing_rate(sk);
 }
 
 static struct tcp_congestion_ops tcp_spec __read_mostly = {
 	.init		= spec_init,
 	.ssthresh	= spec_ssthresh,
-	.cong_avoid	= spec_cong_avoid,
+	.cong_control	= spec_cong_control,
 	.set_state	= spec_set_state,
 	.in_ack_event	= spec_in_ack_event,
-	.cwnd_event	= spec_cwnd_event,
 	.undo_cwnd	= spec_undo_cwnd,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,

@@ -118,11 +118,11 @@ def test_a_loss_without_ece_keeps_cwnd(spec):
 
 def test_a_corruption_does_not_end_slow_start(spec, figure):
     """A loss guessed corruption in slow start leaves slow start on: during
-    the recovery ssthresh is the pre-loss cwnd (PRR's target), and when the
-    recovery completes it is back to 'infinite', its value before the
-    loss; the window then goes on doubling per RTT. The receive buffer
-    autotunes here, so the flow is cwnd-limited. (With ssthresh = cwnd,
-    Reno's +1 per RTT would add 3 segments in those 3 RTTs.)"""
+    the recovery ssthresh reads the pre-loss cwnd, and when the recovery
+    completes it is back to 'infinite', its value before the loss; the
+    window goes on doubling per RTT. The receive buffer autotunes here, so
+    the flow is cwnd-limited. (With ssthresh = cwnd, Reno's +1 per RTT
+    would add 3 segments in those 3 RTTs.)"""
     c = wnd_limited_chain()
     try:
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")

@@ -46,39 +46,49 @@ int main(void)
 	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40) == 20, "halve");
 	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41) == 20, "halve odd");
 	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3) == 2, "halve floor");
-	/* the window after a corruption recovery: kept in congestion
-	 * avoidance; in slow start grown from the window in use by the
-	 * segments delivered, at most doubled, capped at the old ssthresh,
-	 * never below the pre-loss cwnd
+	/* slow start during a corruption recovery: +1 per delivered segment
+	 * up to the old ssthresh; kept in congestion avoidance
 	 */
-	CHECK(spec_cwnd_after(40, 40, 100, 30) == 40, "CA: kept");
-	CHECK(spec_cwnd_after(40, 40, 100, 40) == 40, "at S: kept");
-	CHECK(spec_cwnd_after(40, 40, 0, INF) == 40, "nothing delivered");
-	CHECK(spec_cwnd_after(40, 40, 25, INF) == 65, "one per delivered");
-	CHECK(spec_cwnd_after(40, 40, 100, INF) == 80, "at most double");
-	CHECK(spec_cwnd_after(40, 40, 100, 50) == 50, "capped at S");
-	CHECK(spec_cwnd_after(40, 25, 100, INF) == 50, "from the window in use");
-	CHECK(spec_cwnd_after(40, 10, 100, INF) == 40, "never below cwnd");
-	CHECK(spec_cwnd_after(40, 90, 100, INF) == 80, "in use above cwnd");
-	CHECK(spec_cwnd_after(1, 1, 5, INF) == 2, "floor");
-	CHECK(spec_cwnd_after(0x80000000u, 0x80000000u, 0xffffffffu, 0xffffffffu) ==
-	      0xffffffffu, "no overflow");
-	CHECK(spec_cwnd_after(0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0xffffffffu) ==
-	      0xfffffffeu, "largest double");
-	/* no compounding: the result depends on @used, not on a cwnd that
-	 * an earlier recovery raised without it being sent
-	 */
-	CHECK(spec_cwnd_after(1000000, 500, 500, INF) == 1000000, "nominal kept");
-	for (r = 2; r < 3000; r += 97) {
-		u32 u, d, w;
+	CHECK(spec_recovery_cwnd(40, 3, INF) == 43, "slow start");
+	CHECK(spec_recovery_cwnd(40, 0, INF) == 40, "nothing delivered");
+	CHECK(spec_recovery_cwnd(40, 30, 50) == 50, "capped at S");
+	CHECK(spec_recovery_cwnd(40, 30, 40) == 40, "at S: kept");
+	CHECK(spec_recovery_cwnd(40, 30, 20) == 40, "CA: kept");
+	CHECK(spec_recovery_cwnd(0xfffffff0u, 0xffffffffu, 0xffffffffu) == 0xffffffffu,
+	      "no overflow");
 
-		for (u = 0; u < 3000; u += 193)
-			for (d = 0; d < 3000; d += 191) {
-				w = spec_cwnd_after(r, u, d, 2500);
-				CHECK(w >= r && (w == r || (w <= 2 * u && w <= u + d &&
-							    w <= 2500)),
-				      "bounds %u %u %u: %u", r, u, d, w);
-			}
+	/* PRR (RFC 6937) as tcp_cwnd_reduction(): the first ACK lets the
+	 * fast retransmit out; above the target, sends in proportion
+	 * ssthresh / prior_cwnd of what was delivered; below it, one per
+	 * delivered (+1 on an snd_una advance without loss), never past it
+	 */
+	CHECK(spec_prr_sndcnt(50, 99, 100, 1, 0, 1, false) == 1, "entry: one");
+	CHECK(spec_prr_sndcnt(50, 99, 100, 10, 0, 1, false) == 5, "proportional");
+	CHECK(spec_prr_sndcnt(50, 99, 100, 11, 5, 1, false) == 1, "ceil 5.5 - 5");
+	CHECK(spec_prr_sndcnt(50, 99, 100, 10, 9, 1, false) == 0, "over-sent: none");
+	CHECK(spec_prr_sndcnt(50, 40, 100, 60, 30, 2, false) == 10, "catch up");
+	CHECK(spec_prr_sndcnt(50, 40, 100, 60, 58, 2, false) == 2, "one per delivered");
+	CHECK(spec_prr_sndcnt(50, 40, 100, 60, 58, 2, true) == 3, "+1 on snd_una");
+	CHECK(spec_prr_sndcnt(50, 49, 100, 60, 58, 2, true) == 1, "never past target");
+	CHECK(spec_prr_sndcnt(50, 50, 100, 60, 58, 2, true) == 0, "at target");
+	CHECK(spec_prr_sndcnt(0x7ffffff0u, 0x7ffffff8u, 0x7fffffffu, 0x7fffffffu,
+			      0x7fffff00u, 1, false) == 0xf0, "no u64 overflow");
+	/* a whole reduction, one segment delivered per ACK, nothing lost:
+	 * from 100 in flight, one window's ACKs bring it to ssthresh 50
+	 */
+	{
+		u32 in_flight = 100, delivered = 0, out = 0, i;
+		s32 n;
+
+		for (i = 0; i < 100; i++) {
+			delivered++;
+			in_flight--;
+			n = spec_prr_sndcnt(50, in_flight, 100, delivered, out, 1, false);
+			CHECK(n >= 0 && n <= 2, "ack %u: %d", i, n);
+			out += n;
+			in_flight += n;
+		}
+		CHECK(in_flight == 50 && out == 50, "in flight %u out %u", in_flight, out);
 	}
 	CHECK(spec_halve(0xffffffffu) == 0x7fffffffu, "halve max");
 

@@ -13,13 +13,16 @@
  *     else with probability p          -> corruption: window as if no loss
  *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
  *
- *   corruption, with W the pre-loss cwnd, U the segments outstanding at
- *   the loss (the window in use), D the segments the recovery delivered
- *   and S the slow-start threshold before the loss:
- *     during the recovery              -> ssthresh W (PRR's target)
- *     when it ends, W >= S             -> cwnd W, ssthresh S
- *     when it ends, W < S (slow start) -> cwnd max(W, min(U + min(D, U), S)),
- *                                         ssthresh S
+ *   corruption, with W the pre-loss cwnd and S the slow-start threshold
+ *   before the loss:
+ *     during the recovery              -> cwnd never below W: the lost
+ *                                         segments are resent on top of
+ *                                         it, not out of it (no PRR);
+ *                                         while cwnd < S and the flow is
+ *                                         cwnd-limited, +1 per segment
+ *                                         delivered (slow start goes on);
+ *                                         ssthresh reads W
+ *     when it ends                     -> ssthresh S
  *
  *   on an ECN-Echo at time t, with the last corruption guess at t_s:
  *     t - t_s <= srtt                  -> misprediction: apply cwnd / 2 now
@@ -47,13 +50,15 @@
  *    path (600 ms, 1000-packet pipe, 1% corruption) Reno's +1 per RTT
  *    then never fills the pipe. A corruption loss says nothing about the
  *    path's capacity, so slow start goes on; only congestion (ECE, or a
- *    congestion draw) ends it. The recovery's delivered segments grow the
- *    window as slow start's ACKs would have (one each, at most doubling),
- *    from the window in use U, not from cwnd: with recoveries back to back
- *    (1% corruption of a 600 ms path) PRR keeps the flow near what is in
- *    flight, and growth from cwnd compounded there into a window far above
- *    what was ever sent (ssthresh in the millions, measured), released as
- *    a burst when a recovery ended without a new one.
+ *    congestion draw) ends it. In congestion avoidance cwnd is kept, the
+ *    paper's choice, and grows again once the recovery is over.
+ *  - "keep cwnd" means the window in flight, not the value of a variable.
+ *    The stack's PRR would send one segment per segment delivered while
+ *    recovering, so each lost segment shrinks what is in flight; with 5%
+ *    corruption of a 1000-packet pipe a new loss is found before each
+ *    recovery ends, and the flow was measured at 20-300 packets in flight.
+ *    The module therefore controls cwnd itself (cong_control) and applies
+ *    PRR, spec_prr_sndcnt() below, only to congestion reductions.
  */
 #ifndef _SPECNET_SPEC_H
 #define _SPECNET_SPEC_H
@@ -119,9 +124,10 @@ static inline u32 spec_halve(u32 cwnd)
 	return max_t(u32, cwnd >> 1, SPEC_MIN_CWND);
 }
 
-/* The slow-start threshold a verdict calls for, from the pre-loss cwnd:
- * the recovery's target (PRR moves cwnd toward it, and the stack sets cwnd
- * to it when the recovery ends).
+/* The slow-start threshold a verdict calls for, from the pre-loss cwnd.
+ * Congestion: the reduction's target (PRR moves cwnd toward it, and cwnd
+ * is set to it when the reduction ends). Corruption: the pre-loss window,
+ * which cwnd does not go below while the recovery lasts.
  */
 static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
 {
@@ -131,24 +137,50 @@ static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
 }
 
 /*
- * The window when a recovery guessed corruption ends: @cwnd the pre-loss
- * window, @used the segments outstanding at the loss, @delivered the
- * segments delivered (ACKed or SACKed) during the recovery, @ss_before the
- * slow-start threshold before the loss (the stack's TCP_INFINITE_SSTHRESH
- * in slow start). Never below the pre-loss window.
+ * Slow start during a recovery guessed corruption: @cwnd grows by the
+ * @acked segments this ACK delivered, up to @ss_before, the slow-start
+ * threshold of before the loss; at or above it (congestion avoidance)
+ * cwnd is kept.
  */
-static inline u32 spec_cwnd_after(u32 cwnd, u32 used, u32 delivered,
-				  u32 ss_before)
+static inline u32 spec_recovery_cwnd(u32 cwnd, u32 acked, u32 ss_before)
 {
-	u32 keep = max_t(u32, cwnd, SPEC_MIN_CWND);
-	u32 base = min_t(u32, used, keep);
-	u32 add = min_t(u32, delivered, base);
-	u32 grown;
+	if (cwnd >= ss_before)
+		return cwnd;
+	return acked > ss_before - cwnd ? ss_before : cwnd + acked;
+}
 
-	if (keep >= ss_before)
-		return keep;
-	grown = add > ss_before - base ? ss_before : base + add;
-	return max_t(u32, keep, grown);
+/*
+ * Proportional Rate Reduction (RFC 6937) as the stack's
+ * tcp_cwnd_reduction() computes it (v5.19 on), for a congestion reduction
+ * (CWR, or a recovery judged congestion): how many segments this ACK lets
+ * out. spec controls cwnd with cong_control, for which the stack does not
+ * reduce, so it applies PRR itself.
+ * @ssthresh the target; @in_flight the segments in flight after this ACK;
+ * @prior_cwnd (> 0) the window when the reduction began; @delivered the
+ * segments delivered since, this ACK's included; @out those sent since;
+ * @newly (> 0) those this ACK delivered; @una_no_loss: this ACK advanced
+ * snd_una and marked nothing lost. cwnd becomes @in_flight plus the
+ * result: 0 while more was sent than the reduction allows, at least 1 on
+ * the first call (the fast retransmit).
+ */
+static inline s32 spec_prr_sndcnt(u32 ssthresh, u32 in_flight, u32 prior_cwnd,
+				  u32 delivered, u32 out, u32 newly,
+				  bool una_no_loss)
+{
+	s32 delta = (s32)(ssthresh - in_flight);
+	s32 sndcnt;
+
+	if (delta < 0) {
+		u64 dividend = (u64)ssthresh * delivered + prior_cwnd - 1;
+
+		sndcnt = (s32)(div_u64(dividend, prior_cwnd) - out);
+	} else {
+		sndcnt = max_t(s32, (s32)(delivered - out), (s32)newly);
+		if (una_no_loss)
+			sndcnt++;
+		sndcnt = min_t(s32, delta, sndcnt);
+	}
+	return max_t(s32, sndcnt, out ? 0 : 1);
 }
 
 /*

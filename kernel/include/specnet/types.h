@@ -4,8 +4,9 @@
  * kernel module and into a host unit test.
  *
  * The algorithm headers under kernel/include/specnet/ use only u8/u16/u32/
- * u64/s32/s64, bool, the -E* error codes and min_t()/max_t(); in the
- * kernel they come from <linux/...>, on the host from libc and below.
+ * u64/s32/s64, bool, the -E* error codes, min_t()/max_t() and
+ * div_u64()/div64_u64(); in the kernel they come from <linux/...>, on the
+ * host from libc and below.
  * (checkpatch's PREFER_KERNEL_TYPES on the host typedefs is expected:
  * they are the kernel types' definitions for the host.)
  */
@@ -17,6 +18,7 @@
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/bits.h>
+#include <linux/math64.h>
 #else
 #include <stdint.h>
 #include <stdbool.h>
@@ -32,6 +34,17 @@ typedef int64_t s64;
 #define BIT_ULL(nr) (1ULL << (nr))
 #define min_t(type, a, b) ({ type __a = (a); type __b = (b); __a < __b ? __a : __b; })
 #define max_t(type, a, b) ({ type __a = (a); type __b = (b); __a > __b ? __a : __b; })
+
+/* <linux/math64.h>: 64-bit divisions (plain ones on the host) */
+static inline u64 div_u64(u64 a, u32 b)
+{
+	return a / b;
+}
+
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
 #endif /* __KERNEL__ */
 
 #endif /* _SPECNET_TYPES_H */
