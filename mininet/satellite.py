@@ -7,8 +7,9 @@
 Every (BER, congestion control) pair gets its own path of SatelliteTopo, and
 all flows run at once (the emulated links are 64 kbit/s, so the guest CPU
 is idle: parallel flows don't disturb each other). Every sender requests
-ECN (tcp_ecn=1), so reno and cubic are "Reno+ECN" and "CUBIC+ECN" as in the
-paper; the receivers accept ECN (tcp_ecn=2, the default).
+ECN and keeps it (tcp_ecn=1, tcp_ecn_fallback=0), so reno and cubic are
+"Reno+ECN" and "CUBIC+ECN" as in the paper; the receivers accept ECN
+(tcp_ecn=2, the default).
 
 Writes <out>/results.json (one record per flow), <out>/summary.md and
 <out>/goodput.png, and prints the table. Exit 0 when every flow ran.
@@ -63,7 +64,7 @@ def run(args):
             for i, (b, cc) in enumerate(cases):
                 p = i + 1
                 h1, h2 = net[f"h1p{p}"], net[f"h2p{p}"]
-                h1.cmd("sysctl -qw net.ipv4.tcp_ecn=1")
+                h1.cmd(f"sysctl -qw {lab.sender_ecn_sysctls()}")
                 h2.cmd(f"iperf3 -s -1 -D --logfile /tmp/iperf3-s-{p}.log")
             time.sleep(1)
             for i in range(len(cases)):

@@ -227,13 +227,9 @@ def run_batch(cases, log):
             snd, rcv = topo.sender(net, p), topo.receiver(net, p)
             # ECN: where the case uses it, and always for ours that request
             # it from the SYN (spec, cpecn, wecn: iperf3 -C sets the CC only
-            # after the SYN options are chosen, so the host must ask), and
-            # kept after it (no ECN fallback: a SYN retransmitted on a lossy
-            # path would otherwise turn ECN off for the connection, the
-            # fallback is for middleboxes that drop ECN SYNs)
+            # after the SYN options are chosen, so the host must ask)
             ecn = SCENARIOS[scen]["ecn"] or c["cc"] in ECN_CCS
-            snd.cmd(f"sysctl -qw net.ipv4.tcp_ecn={1 if ecn else 0} "
-                    f"net.ipv4.tcp_ecn_fallback={0 if ecn else 1} "
+            snd.cmd(f"sysctl -qw {lab.sender_ecn_sysctls(ecn)} "
                     "net.ipv4.tcp_no_metrics_save=1")
             if c["flows"]:
                 fccs = [f.format(cc=c["cc"]) for f in c["flows"]]

@@ -419,6 +419,16 @@ def data_flow(events):
 
 # ---- iperf3 ---------------------------------------------------------------
 
+def sender_ecn_sysctls(ecn=True):
+    """The sysctl assignments (for `sysctl -qw`) of a sending host: ECN
+    requested and kept, or neither. Kept means no fallback: a SYN
+    retransmitted after a corruption loss would otherwise turn ECN off for
+    the connection (tcp_ecn_fallback is for middleboxes that drop ECN SYNs),
+    and spec would run as Reno on exactly the lossy paths it is for."""
+    return (f"net.ipv4.tcp_ecn={1 if ecn else 0} "
+            f"net.ipv4.tcp_ecn_fallback={0 if ecn else 1}")
+
+
 def iperf3_server(ns, port=5201):
     sh(f"iperf3 -s -D -1 -p {port} --logfile /tmp/iperf3-{ns}-{port}.log", ns=ns)
     time.sleep(0.3)
