@@ -298,7 +298,7 @@ def bottleneck_chain(rate, rtt_ms, below=""):
 # ---- deterministic loss / CE injection ------------------------------------
 
 def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
-           cwr_blackout=False):
+           cwr_blackout=False, drop_first=None):
     """Install nftables rules on @router's forward path that drop the
     packets whose conntrack original-direction count is in @drop and mark
     those in @ce with CE. Counts are per connection, 1-based, and include
@@ -306,7 +306,10 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
     @blackout, drop every forwarded TCP data packet to @dport (use
     clear_inject to end it). With @cwr_blackout, the first data packet
     with the CWR flag starts a blackout of its sender (its answer to an
-    ECN-Echo never arrives; clear_inject ends it).
+    ECN-Echo never arrives; clear_inject ends it). With @drop_first =
+    (count, length), drop the first packet of IP length @length from the
+    @count-th on, once per sender (a packet picked by its size when the
+    count is not exact).
     """
     ns = chain.ns(router)
     run("modprobe nf_conntrack")
@@ -320,9 +323,14 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
         rules.append(f"tcp dport {dport} meta length > 200 counter drop")
     sets = ""
     if cwr_blackout:
-        sets = "set blk {\n    type ipv4_addr\n    flags dynamic\n  }\n  "
+        sets += "set blk {\n    type ipv4_addr\n    flags dynamic\n  }\n  "
         rules.append(f"tcp dport {dport} ip saddr @blk meta length > 200 counter drop")
         rules.append(f"tcp dport {dport} tcp flags & (cwr | syn) == cwr add @blk {{ ip saddr }} counter drop")
+    if drop_first:
+        n, length = drop_first
+        sets += "set once {\n    type ipv4_addr\n    flags dynamic\n  }\n  "
+        rules.append(f"tcp dport {dport} ct original packets >= {n} ip length {length} "
+                     f"ip saddr != @once add @once {{ ip saddr }} counter drop")
     body = "\n    ".join(rules)
     nft = f"""table inet specnet {{
   {sets}chain inject {{

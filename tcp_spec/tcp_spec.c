@@ -29,6 +29,9 @@
  *     It is counted, and the congestion decrease is applied at once: in
  *     Recovery/Loss by lowering ssthresh (PRR then reduces cwnd gradually;
  *     in Loss cwnd is cut to it), in Open through the stack's CWR entry.
+ *   ECN-Echo later in a recovery (or RTO) guessed corruption: that episode
+ *     reduced nothing and the stack ignores ECE there, so the decrease is
+ *     applied as for a misprediction, from the window at the mark.
  *   growth: Reno slow start and additive increase (tcp_reno_cong_avoid).
  *
  * The module controls cwnd with cong_control, as tcp_bbr does: the stack's
@@ -219,7 +222,10 @@ struct spec_ca {
 	    spec_live:1,	/* last guess not yet contradicted by an ECE */
 	    ss_pending:1,	/* corruption episode: ss_before to be put back */
 	    reducing:1,		/* congestion reduction (PRR) under way */
-	    unused:4;
+	    tlp_ack:1,		/* the ACK being processed may end a tail
+				 * loss probe episode (tlp_high_seq set)
+				 */
+	    unused:3;
 };
 
 static u32 spec_now_us(const struct tcp_sock *tp)
@@ -388,9 +394,19 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 	case TCP_CA_CWR:
 		if (v == SPEC_CONG_ECE) {
 			spec_count(sk, SPEC_CNT_ECE_RED);
+		} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp) &&
+			   ca->tlp_ack) {
+			/* A loss repaired by a tail loss probe: the stack
+			 * enters CWR for it while processing the ACK
+			 * (tcp_process_tlp_ack()). A loss event like any other.
+			 */
+			spec_count(sk, SPEC_CNT_LOSS);
+			spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
+							   SPEC_CNT_CONGEST);
 		} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp)) {
-			/* CWR without an ECE: local congestion (NET_XMIT_CN).
-			 * That is congestion, whatever the draw said.
+			/* CWR without an ECE or a loss: local congestion
+			 * (NET_XMIT_CN). That is congestion, whatever the draw
+			 * said.
 			 */
 			if (v == SPEC_CORRUPT) {
 				ca->spec_live = 0;
@@ -406,7 +422,10 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 	/* cwnd control: which episode, if any, cong_control is in */
 	switch (new_state) {
 	case TCP_CA_CWR:
-		spec_prr_start(sk);
+		if (v == SPEC_CORRUPT && ca->ss_pending) /* tail loss probe */
+			ca->reducing = 0;
+		else
+			spec_prr_start(sk);
 		break;
 	case TCP_CA_Recovery:
 		if (v == SPEC_CORRUPT && ca->ss_pending)
@@ -421,7 +440,7 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 	default:	/* Open, Disorder: a reduction or a recovery is over */
 		if (ca->reducing)
 			spec_prr_end(sk, old_state);
-		if (old_state == TCP_CA_Recovery)
+		if (old_state == TCP_CA_Recovery || old_state == TCP_CA_CWR)
 			spec_put_back_ssthresh(sk);
 		break;
 	}
@@ -432,35 +451,48 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 now = spec_now_us(tp);
+	bool mispred, open;
+	u8 state;
 
+	ca->tlp_ack = !!tp->tlp_high_seq;
 	if (!(flags & CA_ACK_ECE) || !spec_ecn_ok(tp))
 		return;
 
 	ca->last_ece_us = now;
 	ca->ece_seen = 1;
-	if (!ca->spec_live ||
-	    !spec_mispredicted(now, ca->spec_us, spec_srtt_us(tp)))
+	state = inet_csk(sk)->icsk_ca_state;
+	mispred = ca->spec_live &&
+		  spec_mispredicted(now, ca->spec_us, spec_srtt_us(tp));
+	/* A corruption episode not over yet (its recovery, or the RTO before
+	 * the window is restored) has reduced nothing, and the stack ignores
+	 * ECE in Recovery and Loss: a later ECE is congestion now.
+	 */
+	open = ca->ss_pending &&
+	       (state == TCP_CA_Recovery || state == TCP_CA_Loss);
+	if (!mispred && !open)
 		return;
 
-	/* The loss we called corruption was congestion after all. */
 	ca->spec_live = 0;
 	ca->restore_cwnd = 0;
 	ca->ss_pending = 0;
-	spec_count(sk, SPEC_CNT_MISPRED);
+	if (mispred) /* the loss we called corruption was congestion */
+		spec_count(sk, SPEC_CNT_MISPRED);
 
-	switch (inet_csk(sk)->icsk_ca_state) {
+	switch (state) {
 	case TCP_CA_Recovery:
 	case TCP_CA_Loss:
-		/* The stack ignores ECE here: apply the decrease ourselves.
-		 * PRR (Recovery), from the window now, converges on the new
-		 * ssthresh; in Loss the window is cut directly. Queue CWR so the receiver stops
-		 * echoing this mark.
+		/* Apply the decrease ourselves: from the pre-loss window for a
+		 * misprediction, from the window now for a later mark. PRR
+		 * (Recovery) goes from the window now to the new ssthresh; in
+		 * Loss the window is cut directly. Queue CWR so the receiver
+		 * stops echoing this mark.
 		 */
-		tp->snd_ssthresh = spec_halve(ca->spec_cwnd);
-		if (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss &&
+		tp->snd_ssthresh = spec_halve(mispred ? ca->spec_cwnd :
+						      tcp_snd_cwnd(tp));
+		if (state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)
 			tcp_snd_cwnd_set(tp, tp->snd_ssthresh);
-		else if (inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery)
+		else if (state == TCP_CA_Recovery)
 			spec_prr_start(sk);
 		tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
 		spec_count(sk, SPEC_CNT_ECE_RED);
@@ -597,6 +629,7 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
 	spec_set_pacing_rate(sk);
+	ca->tlp_ack = 0;
 }
 
 static struct tcp_congestion_ops tcp_spec __read_mostly = {

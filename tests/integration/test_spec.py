@@ -14,6 +14,7 @@ buffer is capped, so the flow is receive-window limited: no queue, no
 congestion loss, no CE mark but the ones we inject.
 """
 import re
+import shlex
 import time
 
 import specnet_lab as lab
@@ -146,6 +147,75 @@ def test_a_corruption_does_not_end_slow_start(spec, figure):
         assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
     finally:
         c.destroy()
+
+
+# A sender that writes 5 segments once a second, one write each
+# (TCP_NODELAY: a packet each), the last one 1000 bytes: application
+# limited, so a lost last segment of a burst has no dupACKs behind it and is
+# repaired by a tail loss probe.
+BURSTS = """
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, sys.argv[2].encode())
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+s.connect((sys.argv[1], 5201))
+mss = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG)
+for _ in range(6):
+    for n in (mss, mss, mss, mss, 1000):
+        s.sendall(b"x" * n)
+    time.sleep(1)
+s.close()
+"""
+SINK = ("import socket; s = socket.socket(); "
+        "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+        "s.bind(('0.0.0.0', 5201)); s.listen(1); c, _ = s.accept()\n"
+        "while c.recv(65536): pass")
+
+
+def tlp_run(c, cc):
+    """One burst flow of @cc whose 3rd burst loses its last segment: the
+    first 1000-byte one (IP length 1052 with timestamps) after packet 14
+    (SYN, ACK, two bursts of 5, give or take one: the count was seen one
+    above that). Returns the tcp_probe events and the sender's loss-probe
+    counters."""
+    lab.inject(c, "rtr", drop_first=(14, 1052))
+    lab.sh(f"python3 -c {shlex.quote(SINK)} > /dev/null 2>&1 &", ns=c.ns("rcv"))
+    time.sleep(0.5)
+    with lab.TcpProbe() as probe:
+        lab.sh(f"python3 -c {shlex.quote(BURSTS)} {c.ip('rcv')} {cc}", ns=c.ns("snd"),
+               timeout=60)
+        time.sleep(0.3)
+        probe.stop()
+        evs = lab.data_flow(probe.events())
+    assert lab.nft_counters(c, "rtr") == [1], "the injected drop did not happen"
+    # absolute: the namespace is new, its counters are this flow's
+    nst = lab.sh("nstat -az TcpExtTCPLossProbes TcpExtTCPLossProbeRecovery", ns=c.ns("snd"))
+    n = {k: int(v) for k, v in re.findall(r"TcpExtTCP(\w+)\s+(\d+)", nst)}
+    return evs, n
+
+
+def test_a_loss_repaired_by_a_tail_loss_probe_keeps_cwnd(spec, figure):
+    """A loss found by a tail loss probe is a loss event like any other:
+    the stack enters CWR for it (tcp_process_tlp_ack), which Reno answers
+    by halving; spec judges it and keeps the window."""
+    for cc in ("reno", "spec"):
+        c = wnd_limited_chain()
+        try:
+            evs, n = tlp_run(c, cc)
+            figure(f"{cc}: loss probes, probe recoveries, cwnd before/after",
+                   (n["LossProbes"], n["LossProbeRecovery"], evs[0]["cwnd"], evs[-1]["cwnd"]))
+            assert n["LossProbeRecovery"] == 1, f"{cc}: no TLP recovery: {n}"
+            reduced = [e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH]
+            if cc == "reno":
+                assert reduced, "reno did not reduce"
+                continue
+            cw = [e["cwnd"] for e in evs]
+            assert not reduced and all(b >= a for a, b in zip(cw, cw[1:])), \
+                f"spec reduced: cwnd {cw}, ssthresh {sorted({e['ssthresh'] for e in evs})}"
+            k = counters(c)
+            assert k["loss_events"] == 1 and k["predicted_corruption"] == 1, k
+        finally:
+            c.destroy()
 
 
 def test_b_ce_marks_halve_cwnd(spec):
