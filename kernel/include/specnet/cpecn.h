@@ -154,18 +154,10 @@ static inline int cpecn_check_params(u32 m, u32 alpha_permille,
 	return 0;
 }
 
-#ifdef __KERNEL__
 static inline u64 cpecn__div_rem(u64 a, u32 b, u32 *rem)
 {
 	return div_u64_rem(a, b, rem);
 }
-#else
-static inline u64 cpecn__div_rem(u64 a, u32 b, u32 *rem)
-{
-	*rem = (u32)(a % b);
-	return a / b;
-}
-#endif /* __KERNEL__ */
 
 /*
  * The weights of (m, alpha) into @p, at parameter-set time. Returns 0, or

@@ -39,11 +39,7 @@ static inline u64 red_idle_xmit_q16(u32 avpkt, u64 bps)
 		return 1;
 	/* avpkt 8e6 2^16 < 2^16 2^23 2^16 = 2^55 */
 	x = ((u64)avpkt * 8000000ULL << 16);
-#ifdef __KERNEL__
 	x = div64_u64(x, bps);
-#else
-	x = x / bps;
-#endif
 	return x ? x : 1;
 }
 
@@ -56,11 +52,7 @@ static inline u64 red_idle_decay(u64 avg, u8 wlog, u64 idle_us, u64 xmit_q16)
 
 	if (idle_us > RED_IDLE_MAX_US)
 		idle_us = RED_IDLE_MAX_US;
-#ifdef __KERNEL__
 	m = div64_u64(idle_us << 16, xmit_q16);
-#else
-	m = (idle_us << 16) / xmit_q16;
-#endif
 	if (m >= (64ULL << wlog))
 		return 0;
 	while (m) {

@@ -186,7 +186,6 @@ struct redopt_model {
 
 /* ---- 64-bit division and square root, kernel and host ---- */
 
-#ifdef __KERNEL__
 static inline u64 redopt_div_u64_u64(u64 a, u64 b)
 {
 	return div64_u64(a, b);
@@ -197,22 +196,13 @@ static inline u64 redopt_div_u64_u32(u64 a, u32 b)
 	return div_u64(a, b);
 }
 
+#ifdef __KERNEL__
 /* floor(sqrt(x)) */
 static inline u32 redopt_isqrt64(u64 x)
 {
 	return int_sqrt64(x);
 }
 #else
-static inline u64 redopt_div_u64_u64(u64 a, u64 b)
-{
-	return a / b;
-}
-
-static inline u64 redopt_div_u64_u32(u64 a, u32 b)
-{
-	return a / b;
-}
-
 /* floor(sqrt(x)), exact: digit-by-digit, as lib/math/int_sqrt.c */
 static inline u32 redopt_isqrt64(u64 x)
 {

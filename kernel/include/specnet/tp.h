@@ -213,22 +213,17 @@ struct tp_state {
 
 /* ---- helpers: divisions on magnitudes, rounding, bit length ---- */
 
-#ifdef __KERNEL__
 static inline u64 tp_div64(u64 a, u64 b)
 {
 	return div64_u64(a, b);
 }
 
+#ifdef __KERNEL__
 static inline int tp_fls64(u64 x)
 {
 	return fls64(x);
 }
 #else
-static inline u64 tp_div64(u64 a, u64 b)
-{
-	return a / b;
-}
-
 static inline int tp_fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;

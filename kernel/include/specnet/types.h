@@ -5,8 +5,8 @@
  *
  * The algorithm headers under kernel/include/specnet/ use only u8/u16/u32/
  * u64/s32/s64, bool, the -E* error codes, min_t()/max_t() and
- * div_u64()/div64_u64(); in the kernel they come from <linux/...>, on the
- * host from libc and below.
+ * div_u64()/div_u64_rem()/div64_u64(); in the kernel they come from
+ * <linux/...>, on the host from libc and below.
  * (checkpatch's PREFER_KERNEL_TYPES on the host typedefs is expected:
  * they are the kernel types' definitions for the host.)
  */
@@ -38,6 +38,12 @@ typedef int64_t s64;
 /* <linux/math64.h>: 64-bit divisions (plain ones on the host) */
 static inline u64 div_u64(u64 a, u32 b)
 {
+	return a / b;
+}
+
+static inline u64 div_u64_rem(u64 a, u32 b, u32 *rem)
+{
+	*rem = (u32)(a % b);
 	return a / b;
 }
 
