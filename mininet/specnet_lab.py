@@ -298,7 +298,7 @@ def bottleneck_chain(rate, rtt_ms, below=""):
 # ---- deterministic loss / CE injection ------------------------------------
 
 def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
-           cwr_blackout=False, drop_first=None):
+           cwr_blackout=False, drop_first=None, ce_first=False):
     """Install nftables rules on @router's forward path that drop the
     packets whose conntrack original-direction count is in @drop and mark
     those in @ce with CE. Counts are per connection, 1-based, and include
@@ -309,7 +309,8 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
     ECN-Echo never arrives; clear_inject ends it). With @drop_first =
     (count, length), drop the first packet of IP length @length from the
     @count-th on, once per sender (a packet picked by its size when the
-    count is not exact).
+    count is not exact). With @ce_first, mark CE on the next data packet
+    of each sender, once.
     """
     ns = chain.ns(router)
     run("modprobe nf_conntrack")
@@ -331,8 +332,16 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
         sets += "set once {\n    type ipv4_addr\n    flags dynamic\n  }\n  "
         rules.append(f"tcp dport {dport} ct original packets >= {n} ip length {length} "
                      f"ip saddr != @once add @once {{ ip saddr }} counter drop")
+    if ce_first:
+        sets += "set ceonce {\n    type ipv4_addr\n    flags dynamic\n  }\n  "
+        rules.append(f"tcp dport {dport} meta length > 200 ip saddr != @ceonce "
+                     f"add @ceonce {{ ip saddr }} counter ip ecn set ce")
     body = "\n    ".join(rules)
-    nft = f"""table inet specnet {{
+    # one transaction: the old rules (a blackout, say) give way to the new
+    # ones with no gap between them
+    nft = f"""table inet specnet
+delete table inet specnet
+table inet specnet {{
   {sets}chain inject {{
     type filter hook forward priority 0; policy accept;
     {body}
@@ -342,7 +351,6 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
     path = f"/tmp/{ns}.nft"
     with open(path, "w") as f:
         f.write(nft)
-    run("nft delete table inet specnet", ns=ns)
     sh(f"nft -f {path}", ns=ns)
 
 

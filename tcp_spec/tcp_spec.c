@@ -31,7 +31,8 @@
  *     in Loss cwnd is cut to it), in Open through the stack's CWR entry.
  *   ECN-Echo later in a recovery (or RTO) guessed corruption: that episode
  *     reduced nothing and the stack ignores ECE there, so the decrease is
- *     applied as for a misprediction, from the window at the mark.
+ *     applied as for a misprediction (an RTO's window is not restored),
+ *     from the window at the mark or the pre-loss one if larger.
  *   growth: Reno slow start and additive increase (tcp_reno_cong_avoid).
  *
  * The module controls cwnd with cong_control, as tcp_bbr does: the stack's
@@ -482,13 +483,15 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	case TCP_CA_Recovery:
 	case TCP_CA_Loss:
 		/* Apply the decrease ourselves: from the pre-loss window for a
-		 * misprediction, from the window now for a later mark. PRR
+		 * misprediction, for a later mark from the window now if it
+		 * grew (Recovery; in Loss the stack has cut it to 1). PRR
 		 * (Recovery) goes from the window now to the new ssthresh; in
 		 * Loss the window is cut directly. Queue CWR so the receiver
 		 * stops echoing this mark.
 		 */
 		tp->snd_ssthresh = spec_halve(mispred ? ca->spec_cwnd :
-						      tcp_snd_cwnd(tp));
+					      max(tcp_snd_cwnd(tp),
+						  ca->spec_cwnd));
 		if (state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)
 			tcp_snd_cwnd_set(tp, tp->snd_ssthresh);

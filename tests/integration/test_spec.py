@@ -262,6 +262,44 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
         c.destroy()
 
 
+def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
+    """An RTO guessed corruption whose retransmission comes back with an
+    ECN-Echo (CE-marked on the way): the network said congestion before
+    the window came back, so spec does not restore it but halves from the
+    pre-RTO window. The mark comes later than one srtt after the guess, so
+    it is not a misprediction: the stack ignores ECE in Loss, and spec's
+    RTO had reduced nothing."""
+    def during(chain):
+        time.sleep(1.5)
+        lab.inject(chain, "rtr", blackout=True)
+        time.sleep(1.0)
+        # in place of the blackout, atomically: CE on the next data packet
+        lab.inject(chain, "rtr", ce_first=True)
+
+    c = wnd_limited_chain()
+    try:
+        evs, _ = run_flow(c, "spec", seconds=10, during=during)
+        assert lab.nft_counters(c, "rtr") == [1], "no packet was CE-marked"
+        i = first_reduction(evs)
+        pre = max(e["cwnd"] for e in evs[:i])
+        assert evs[i]["cwnd"] <= 2, f"expected an RTO (cwnd 1), trace shows {evs[i]['cwnd']}"
+        # the first ACK that moves snd_una after the RTO carries the ECE
+        ack = next(j for j in range(i + 1, len(evs)) if evs[j]["snd_una"] != evs[i]["snd_una"])
+        t = evs[ack]["t"]
+        soon = [e["cwnd"] for e in evs[ack:] if e["t"] <= t + 2 * RTT]
+        ss = {e["ssthresh"] for e in evs[ack + 1:] if e["t"] <= t + 2 * RTT}
+        n = counters(c)
+        trace = [(round(e["t"] - t, 3), e["cwnd"], e["ssthresh"]) for e in evs[i:i + 12]]
+        figure("pre-RTO cwnd, cwnd within 2 RTTs of the marked ACK, ssthresh then",
+               (pre, max(soon or [0]), sorted(ss)))
+        assert n["rto_restores"] == 0 and n["ece_reductions"] == 1, (n, trace)
+        assert n["mispredictions"] == 0 and n["predicted_corruption"] >= 1, n
+        assert soon and max(soon) <= 0.6 * pre, f"cwnd {pre} -> {soon}: restored; {trace}"
+        assert ss and max(ss) <= 0.6 * pre, f"ssthresh {sorted(ss)} after the mark, pre {pre}"
+    finally:
+        c.destroy()
+
+
 def test_d_receiver_without_ecn_is_reno(spec):
     c = wnd_limited_chain()
     try:
