@@ -358,9 +358,87 @@ static void spec_prr_end(struct sock *sk, u8 old_state)
 	}
 }
 
-static void spec_set_state(struct sock *sk, u8 new_state)
+/* Recovery or Loss entered, with the verdict of the ssthresh() call that
+ * led here (none: no call). The loss event is counted; an RTO guessed
+ * corruption notes the window to restore. cwnd control: in Loss the stack
+ * has set cwnd (spec_cong_avoid() takes it on), a recovery guessed
+ * corruption keeps the window, a congestion recovery runs PRR (from CWR it
+ * goes on).
+ */
+static void spec_enter_recovery(struct sock *sk, u8 old_state, u8 new_state,
+				enum spec_verdict v)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	if (v == SPEC_VERDICT_NONE) {
+		/* Recovery entered during an ECE reduction (congestion,
+		 * already reduced), or an RTO that continues the current
+		 * episode.
+		 */
+		if (old_state == TCP_CA_CWR) {
+			spec_count(sk, SPEC_CNT_LOSS);
+			spec_count(sk, SPEC_CNT_CONGEST);
+		} else if (new_state == TCP_CA_Loss && ca->spec_live &&
+			   ca->ss_pending) {
+			ca->restore_cwnd = ca->spec_cwnd;
+		}
+	} else {
+		spec_count(sk, SPEC_CNT_LOSS);
+		if (spec_ecn_ok(tp)) {
+			spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
+							   SPEC_CNT_CONGEST);
+			ca->restore_cwnd = (new_state == TCP_CA_Loss &&
+					    v == SPEC_CORRUPT) ?
+					   ca->spec_cwnd : 0;
+		}
+	}
+
+	if (new_state == TCP_CA_Loss || (v == SPEC_CORRUPT && ca->ss_pending))
+		ca->reducing = 0;
+	else if (old_state != TCP_CA_CWR)
+		spec_prr_start(sk);
+}
+
+/* CWR entered (the stack always calls ssthresh() first): an ECE, a loss
+ * repaired by a tail loss probe, or local congestion. All but a tail loss
+ * guessed corruption reduce, with PRR.
+ */
+static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+
+	if (v == SPEC_CONG_ECE) {
+		spec_count(sk, SPEC_CNT_ECE_RED);
+	} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp) && ca->tlp_ack) {
+		/* A loss repaired by a tail loss probe: the stack enters CWR
+		 * for it while processing the ACK (tcp_process_tlp_ack()).
+		 * A loss event like any other; guessed corruption, the
+		 * window is kept.
+		 */
+		spec_count(sk, SPEC_CNT_LOSS);
+		spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
+						   SPEC_CNT_CONGEST);
+		if (v == SPEC_CORRUPT) {
+			ca->reducing = 0;
+			return;
+		}
+	} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp)) {
+		/* CWR without an ECE or a loss: local congestion
+		 * (NET_XMIT_CN). That is congestion, whatever the draw said.
+		 */
+		if (v == SPEC_CORRUPT) {
+			ca->spec_live = 0;
+			ca->ss_pending = 0;
+		}
+		tp->snd_ssthresh = spec_halve(tp->prior_cwnd);
+	}
+	spec_prr_start(sk);
+}
+
+static void spec_set_state(struct sock *sk, u8 new_state)
+{
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u8 old_state = inet_csk(sk)->icsk_ca_state;
 	enum spec_verdict v = ca->verdict;
@@ -370,73 +448,10 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 	switch (new_state) {
 	case TCP_CA_Recovery:
 	case TCP_CA_Loss:
-		if (v == SPEC_VERDICT_NONE) {
-			/* No ssthresh() call: recovery entered during an ECE
-			 * reduction (congestion, already reduced), or an RTO
-			 * that continues the current episode.
-			 */
-			if (old_state == TCP_CA_CWR) {
-				spec_count(sk, SPEC_CNT_LOSS);
-				spec_count(sk, SPEC_CNT_CONGEST);
-			} else if (new_state == TCP_CA_Loss && ca->spec_live &&
-				   ca->ss_pending) {
-				ca->restore_cwnd = ca->spec_cwnd;
-			}
-			break;
-		}
-		spec_count(sk, SPEC_CNT_LOSS);
-		if (!spec_ecn_ok(tp))
-			break;
-		spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
-						   SPEC_CNT_CONGEST);
-		ca->restore_cwnd = (new_state == TCP_CA_Loss &&
-				    v == SPEC_CORRUPT) ? ca->spec_cwnd : 0;
+		spec_enter_recovery(sk, old_state, new_state, v);
 		break;
 	case TCP_CA_CWR:
-		if (v == SPEC_CONG_ECE) {
-			spec_count(sk, SPEC_CNT_ECE_RED);
-		} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp) &&
-			   ca->tlp_ack) {
-			/* A loss repaired by a tail loss probe: the stack
-			 * enters CWR for it while processing the ACK
-			 * (tcp_process_tlp_ack()). A loss event like any other.
-			 */
-			spec_count(sk, SPEC_CNT_LOSS);
-			spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
-							   SPEC_CNT_CONGEST);
-		} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp)) {
-			/* CWR without an ECE or a loss: local congestion
-			 * (NET_XMIT_CN). That is congestion, whatever the draw
-			 * said.
-			 */
-			if (v == SPEC_CORRUPT) {
-				ca->spec_live = 0;
-				ca->ss_pending = 0;
-			}
-			tp->snd_ssthresh = spec_halve(tp->prior_cwnd);
-		}
-		break;
-	default:
-		break;
-	}
-
-	/* cwnd control: which episode, if any, cong_control is in */
-	switch (new_state) {
-	case TCP_CA_CWR:
-		if (v == SPEC_CORRUPT && ca->ss_pending) /* tail loss probe */
-			ca->reducing = 0;
-		else
-			spec_prr_start(sk);
-		break;
-	case TCP_CA_Recovery:
-		if (v == SPEC_CORRUPT && ca->ss_pending)
-			ca->reducing = 0;
-		else if (old_state != TCP_CA_CWR) /* from CWR it goes on */
-			spec_prr_start(sk);
-		break;
-	case TCP_CA_Loss:
-		/* the stack has set cwnd; spec_cong_avoid() takes it on */
-		ca->reducing = 0;
+		spec_enter_cwr(sk, v);
 		break;
 	default:	/* Open, Disorder: a reduction or a recovery is over */
 		if (ca->reducing)
@@ -573,7 +588,8 @@ static void spec_corrupt_recovery(struct sock *sk, u32 acked)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp), w;
 
-	if (!tp->is_cwnd_limited && cwnd >= 2 * tp->max_packets_out)
+	if (!spec_ss_cwnd_limited(cwnd, tp->is_cwnd_limited,
+				  tp->max_packets_out))
 		return;
 	w = min(spec_recovery_cwnd(cwnd, acked, ca->ss_before),
 		tp->snd_cwnd_clamp);
@@ -594,15 +610,12 @@ static void spec_set_pacing_rate(struct sock *sk)
 	const struct spec_ca *ca = inet_csk_ca(sk);
 	const struct net *net = sock_net(sk);
 	u32 ss = ca->ss_pending ? ca->ss_before : tp->snd_ssthresh;
-	u64 rate = (u64)tp->mss_cache * ((USEC_PER_SEC / 100) << 3);
+	u32 ratio = tcp_snd_cwnd(tp) < ss / 2 ?
+		    READ_ONCE(net->ipv4.sysctl_tcp_pacing_ss_ratio) :
+		    READ_ONCE(net->ipv4.sysctl_tcp_pacing_ca_ratio);
+	u64 rate = spec_pacing_rate(tp->mss_cache, tcp_snd_cwnd(tp),
+				    tp->packets_out, tp->srtt_us, ratio);
 
-	if (tcp_snd_cwnd(tp) < ss / 2)
-		rate *= READ_ONCE(net->ipv4.sysctl_tcp_pacing_ss_ratio);
-	else
-		rate *= READ_ONCE(net->ipv4.sysctl_tcp_pacing_ca_ratio);
-	rate *= max(tcp_snd_cwnd(tp), tp->packets_out);
-	if (likely(tp->srtt_us))
-		do_div(rate, tp->srtt_us);
 	WRITE_ONCE(sk->sk_pacing_rate,
 		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
 }

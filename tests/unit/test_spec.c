@@ -92,6 +92,42 @@ int main(void)
 	}
 	CHECK(spec_halve(0xffffffffu) == 0x7fffffffu, "halve max");
 
+	/* tcp_is_cwnd_limited(), slow start: cwnd-limited, or below twice
+	 * the most in flight
+	 */
+	CHECK(spec_ss_cwnd_limited(100, true, 10), "limited");
+	CHECK(spec_ss_cwnd_limited(19, false, 10), "below 2x");
+	CHECK(!spec_ss_cwnd_limited(20, false, 10), "at 2x: app-limited");
+	CHECK(spec_ss_cwnd_limited(0xffffffffu, false, 0x80000000u), "2x in u64");
+
+	/* tcp_update_pacing_rate(): ratio% of mss * max(cwnd, out) / srtt */
+	CHECK(spec_pacing_rate(1448, 10, 0, 100000 << 3, 200) == 289600,
+	      "10 x 1448 B per 100 ms, 200%%: %llu",
+	      (unsigned long long)spec_pacing_rate(1448, 10, 0, 100000 << 3, 200));
+	CHECK(spec_pacing_rate(1448, 10, 20, 100000 << 3, 120) == 347520,
+	      "packets_out above cwnd");
+	CHECK(spec_pacing_rate(1000, 3, 0, 0, 100) == 3ULL * 1000 * 8000000,
+	      "no srtt yet: no division");
+	CHECK(spec_pacing_rate(65535, 0xffffffffu, 0, 8, 1000) == ~0ULL,
+	      "saturates");
+	{
+		/* against double precision over a grid */
+		static const u32 mss[] = { 536, 1000, 1448, 8948, 65535 };
+		static const u32 cwnd[] = { 1, 2, 10, 1036, 40000, 2000000 };
+		static const u32 srtt[] = { 1, 100, 20000, 600000, 30000000 };
+		u32 a, b, c, bad = 0;
+
+		for (a = 0; a < 5; a++)
+			for (b = 0; b < 6; b++)
+				for (c = 0; c < 5; c++) {
+					double ref = 1.2 * mss[a] * cwnd[b] / (srtt[c] / 1e6);
+					double got = (double)spec_pacing_rate(mss[a], cwnd[b], 0,
+									      srtt[c] << 3, 120);
+					bad += got > ref + 1 || got < ref * (1 - 1e-12) - 1;
+				}
+		CHECK(bad == 0, "pacing vs double: %u off", bad);
+	}
+
 	/* "recent" windows, including u32 wrap-around of the us clock */
 	CHECK(spec_within(1000, 900, 200), "inside");
 	CHECK(!spec_within(1000, 800, 200), "edge is outside (half-open)");

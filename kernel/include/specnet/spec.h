@@ -150,6 +150,19 @@ static inline u32 spec_recovery_cwnd(u32 cwnd, u32 acked, u32 ss_before)
 }
 
 /*
+ * tcp_is_cwnd_limited() with its slow-start clause taken as true: may the
+ * window grow? The stack's own test reads snd_ssthresh, which holds the
+ * pre-loss window during a recovery guessed corruption, so it would not
+ * see slow start there. @cwnd_limited: tp->is_cwnd_limited;
+ * @max_packets_out: the most segments in flight over the last window.
+ */
+static inline bool spec_ss_cwnd_limited(u32 cwnd, bool cwnd_limited,
+					u32 max_packets_out)
+{
+	return cwnd_limited || (u64)cwnd < 2 * (u64)max_packets_out;
+}
+
+/*
  * Proportional Rate Reduction (RFC 6937) as the stack's
  * tcp_cwnd_reduction() computes it (v5.19 on), for a congestion reduction
  * (CWR, or a recovery judged congestion): how many segments this ACK lets
@@ -181,6 +194,27 @@ static inline s32 spec_prr_sndcnt(u32 ssthresh, u32 in_flight, u32 prior_cwnd,
 		sndcnt = min_t(s32, delta, sndcnt);
 	}
 	return max_t(s32, sndcnt, out ? 0 : 1);
+}
+
+/*
+ * tcp_update_pacing_rate()'s arithmetic, which the stack does not run for
+ * cong_control ops: bytes/s = @ratio percent of @mss * max(@cwnd,
+ * @packets_out) / srtt. @srtt_x8 is srtt in us << 3 (tp->srtt_us), 0 before
+ * the first sample (no division then, as the stack). @ratio is
+ * net.ipv4.tcp_pacing_ss_ratio or _ca_ratio (0..1000), the caller picks.
+ * Saturates where the stack's u64 would wrap (a window of millions of
+ * segments).
+ */
+static inline u64 spec_pacing_rate(u32 mss, u32 cwnd, u32 packets_out,
+				   u32 srtt_x8, u32 ratio)
+{
+	u64 rate = (u64)mss * ((1000000 / 100) << 3) * ratio;
+	u32 w = max_t(u32, cwnd, packets_out);
+
+	if (rate && w > ~0ULL / rate)
+		return ~0ULL;
+	rate *= w;
+	return srtt_x8 ? div_u64(rate, srtt_x8) : rate;
 }
 
 /*
