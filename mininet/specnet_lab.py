@@ -479,14 +479,25 @@ def git_commit():
 
 # ---- Mininet nodes (anything with .cmd()) ----------------------------------
 
-def node_nstat(node, *names):
-    """Sum of the nstat counters @names in @node's namespace."""
+def parse_nstat(text, names):
+    """{name: value} of the counters @names in `nstat -az` output @text."""
     got = {}
-    for line in node.cmd("nstat -az " + " ".join(names)).splitlines():
+    for line in text.splitlines():
         f = line.split()
         if len(f) >= 2 and f[0] in names:
             got[f[0]] = int(f[1])
-    return sum(got.values())
+    return got
+
+
+def nstat(ns, *names):
+    """The absolute values of the nstat counters @names in namespace @ns
+    (of a namespace made for one test, that test's own), as {name: int}."""
+    return parse_nstat(sh("nstat -az " + " ".join(names), ns=ns), names)
+
+
+def node_nstat(node, *names):
+    """Sum of the nstat counters @names in @node's namespace."""
+    return sum(parse_nstat(node.cmd("nstat -az " + " ".join(names)), names).values())
 
 
 def node_qdisc_stats(node, intf):

@@ -68,11 +68,17 @@ def loss_response(evs):
     return pre, ss, min(later)
 
 
-def blackout(chain, start=1.5, length=1.0):
+def blackout(chain, start=1.5, length=1.0, then=None):
+    """Drop every data packet at the router from @start s for @length s;
+    then clear the rules, or swap in @then(chain)'s (lab.inject replaces
+    them in one transaction, with no gap)."""
     time.sleep(start)
     lab.inject(chain, "rtr", blackout=True)
     time.sleep(length)
-    lab.clear_inject(chain, "rtr")
+    if then:
+        then(chain)
+    else:
+        lab.clear_inject(chain, "rtr")
 
 
 def load_twice_and_rmmod_in_use(module, cc, while_in_use=None):

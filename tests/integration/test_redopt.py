@@ -409,12 +409,17 @@ def bottleneck_chain(qdisc_line, ecn=True, bw=BW, rtt_ms=RTT_MS, ssthresh=15):
     return c
 
 
-def qstats(chain):
-    out = lab.sh(f"{TC} -s -j qdisc show dev {chain.ifname('rtr', 'rcv')}", ns=chain.ns("rtr"))
+def red_qdisc(out):
+    """The redopt (or classic RED) qdisc of `tc -s -j qdisc show` @out."""
     for q in json.loads(out):
         if q["kind"] in ("redopt", "red"):
             return q
     raise AssertionError(out)
+
+
+def qstats(chain):
+    return red_qdisc(lab.sh(f"{TC} -s -j qdisc show dev {chain.ifname('rtr', 'rcv')}",
+                            ns=chain.ns("rtr")))
 
 
 def run_flows(chain, n, seconds, cc="reno", sample=None):
@@ -573,9 +578,7 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
             # the kill may cut the last line short
             for line in lines[:-1]:
                 a, b, js = line.split(" ", 2)
-                q = [q for q in json.loads(js) if q["kind"] == "redopt"]
-                assert q, line
-                est.append((float(a) - t0, float(b) - t0, q[0]["flows_est"]))
+                est.append((float(a) - t0, float(b) - t0, red_qdisc(js)["flows_est"]))
         os.unlink(log)
     finally:
         c.destroy()

@@ -13,6 +13,7 @@ carries a 100 ms netem delay, the data path is unshaped and the receiver's
 buffer is capped, so the flow is receive-window limited: no queue, no
 congestion loss, no CE mark but the ones we inject.
 """
+import functools
 import re
 import shlex
 import time
@@ -189,9 +190,8 @@ def tlp_run(c, cc):
         evs = lab.data_flow(probe.events())
     assert lab.nft_counters(c, "rtr") == [1], "the injected drop did not happen"
     # absolute: the namespace is new, its counters are this flow's
-    nst = lab.sh("nstat -az TcpExtTCPLossProbes TcpExtTCPLossProbeRecovery", ns=c.ns("snd"))
-    n = {k: int(v) for k, v in re.findall(r"TcpExtTCP(\w+)\s+(\d+)", nst)}
-    return evs, n
+    n = lab.nstat(c.ns("snd"), "TcpExtTCPLossProbes", "TcpExtTCPLossProbeRecovery")
+    return evs, {k[len("TcpExtTCP"):]: v for k, v in n.items()}
 
 
 def test_a_loss_repaired_by_a_tail_loss_probe_keeps_cwnd(spec, figure):
@@ -269,16 +269,11 @@ def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
     pre-RTO window. The mark comes later than one srtt after the guess, so
     it is not a misprediction: the stack ignores ECE in Loss, and spec's
     RTO had reduced nothing."""
-    def during(chain):
-        time.sleep(1.5)
-        lab.inject(chain, "rtr", blackout=True)
-        time.sleep(1.0)
-        # in place of the blackout, atomically: CE on the next data packet
-        lab.inject(chain, "rtr", ce_first=True)
-
+    # in place of the blackout, atomically: CE on the next data packet
+    then_ce = functools.partial(blackout, then=lambda ch: lab.inject(ch, "rtr", ce_first=True))
     c = wnd_limited_chain()
     try:
-        evs, _ = run_flow(c, "spec", seconds=10, during=during)
+        evs, _ = run_flow(c, "spec", seconds=10, during=then_ce)
         assert lab.nft_counters(c, "rtr") == [1], "no packet was CE-marked"
         i = first_reduction(evs)
         pre = max(e["cwnd"] for e in evs[:i])
