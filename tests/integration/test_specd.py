@@ -148,6 +148,12 @@ class SpecdLab:
             r[line.split()[0]] = (m.group(1) if m else None, "features ecn" in line)
         return r
 
+    def nexthops(self):
+        """{dst: gateway} of `ip route show proto specnet` on snd."""
+        out = lab.sh(f"ip route show proto {PROTO}", ns=self.ns)
+        return {line.split()[0]: (re.search(r" via (\S+)", line) or [None, None])[1]
+                for line in out.splitlines()}
+
     def foreign_routes(self):
         """Every IPv4 route on snd not of specnet's protocol, as `ip` prints
         it (IPv6 link-local routes come and go with DAD: not compared)."""
@@ -339,6 +345,52 @@ def test_reload_and_refused_reload(sd):
     time.sleep(2)
     assert sd.routes() == {a: ("spec", True), c: ("cubic", False)}
     assert sd.proc.poll() is None
+    sd.assert_foreign_untouched()
+
+
+def test_routes_follow_the_route_they_copied(sd):
+    """An operator moves the destinations to another gateway (a more
+    specific route via it, then that route deleted): specd's host routes,
+    copies of the route each destination used, follow both changes at once
+    (the kernel's route announcements wake it; its tick is 30 s here) and
+    keep their congctl. A change to a route that holds none of them moves
+    nothing."""
+    a, b, c = sd.ip("a"), sd.ip("b"), sd.ip("c")
+    base = sd.net.base
+    gw, gw2 = f"10.{base}.1.1", f"10.{base}.1.254"
+    lab.sh(f"ip addr add {gw2}/24 dev {sd.net.ifname('rtr', 'snd')}", ns=sd.net.ns("rtr"))
+    want = {a: ("spec", True), b: ("cubic", False), c: ("cubic", False)}
+    sd.start(probe_interval="30s")
+    sd.want(want)
+    assert sd.nexthops() == {a: gw, b: gw, c: gw}
+
+    def moved_to(g, what):
+        t0 = time.time()
+        sd.wait(lambda: sd.nexthops() == {a: g, b: g, c: g}, 10,
+                f"{what}: every route via {g}; have {sd.nexthops()}")
+        assert sd.routes() == want
+        return time.time() - t0
+
+    mark = len(sd.read_log())
+    lab.sh(f"ip route add 10.{base}.0.0/16 via {gw2} proto static", ns=sd.ns)
+    t_add = moved_to(gw2, "a more specific route via gw2")
+    (la, ea) = sd.connect("a")          # the path via gw2 carries it, with spec
+    assert ss_cc(la) == "spec" and ea, la
+    lab.sh(f"ip route del 10.{base}.0.0/16", ns=sd.ns)
+    t_del = moved_to(gw, "that route deleted")
+    log = sd.read_log()[mark:]
+    print(log, f"followed in {t_add:.1f} s and {t_del:.1f} s")
+    assert log.count("a route it follows changed") == 6, log
+    assert re.search(rf"{re.escape(a)}: capable -> congctl spec features ecn on "
+                     rf"{re.escape(a)}/32 via {re.escape(gw2)} dev e0 table main", log), log
+
+    mark = len(sd.read_log())
+    lab.sh(f"ip route add 192.0.2.0/24 via {gw2} proto static", ns=sd.ns)
+    time.sleep(3)
+    assert "a route it follows changed" not in sd.read_log()[mark:]
+    lab.sh("ip route del 192.0.2.0/24", ns=sd.ns)
+    assert sd.stop() == 0
+    assert sd.routes() == {}
     sd.assert_foreign_untouched()
 
 

@@ -188,14 +188,14 @@ def onoff_run(secs, cc):
         lab.iperf3_server(ch.ns("rcv"))
         bg = start_onoff(ch, secs + 3, seed=7, sources=6)
         seen, stop = [], threading.Event()
-        w = threading.Thread(target=watch_ss, args=(ch, seen, stop, 0.5))
-        if cc == "tp":
+        w = threading.Thread(target=watch_ss, args=(ch, seen, stop, 0.5)) if cc == "tp" else None
+        if w:
             w.start()
         try:
             rep = lab.iperf3_client(ch.ns("snd"), ch.ip("rcv"), cc, secs)
         finally:
             stop.set()
-            if cc == "tp":
+            if w:
                 w.join()
         load = json.loads(bg.communicate(timeout=60)[0])
         n = counters(ch) if cc == "tp" else None

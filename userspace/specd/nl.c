@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <libmnl/libmnl.h>
@@ -29,7 +30,7 @@
 #define SPECD_TCP_LAST_ACK	9
 #define SPECD_TCP_CLOSING	11
 
-static struct mnl_socket *rt_sock, *diag_sock;
+static struct mnl_socket *rt_sock, *diag_sock, *mon_sock;
 static unsigned int seq_next;
 
 static struct mnl_socket *open_one(int bus)
@@ -56,13 +57,19 @@ int specd_nl_open(void)
 	if (!rt_sock)
 		return -errno;
 	diag_sock = open_one(NETLINK_SOCK_DIAG);
-	if (!diag_sock) {
+	/* the kernel's route announcements, read without blocking */
+	mon_sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!diag_sock || !mon_sock ||
+	    mnl_socket_bind(mon_sock, RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE,
+			    MNL_SOCKET_AUTOPID) < 0) {
 		int e = -errno;
 
-		mnl_socket_close(rt_sock);
-		rt_sock = NULL;
+		specd_nl_close();
 		return e;
 	}
+	/* best effort: room for a burst (an overrun is handled, see below) */
+	setsockopt(mnl_socket_get_fd(mon_sock), SOL_SOCKET, SO_RCVBUF,
+		   &(int){ 1 << 20 }, sizeof(int));
 	return 0;
 }
 
@@ -72,7 +79,9 @@ void specd_nl_close(void)
 		mnl_socket_close(rt_sock);
 	if (diag_sock)
 		mnl_socket_close(diag_sock);
-	rt_sock = diag_sock = NULL;
+	if (mon_sock)
+		mnl_socket_close(mon_sock);
+	rt_sock = diag_sock = mon_sock = NULL;
 }
 
 struct extack {
@@ -375,6 +384,45 @@ int specd_route_dump(int family, unsigned int proto, specd_route_cb cb, void *ar
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = (unsigned char)family;
 	return talk(rt_sock, nlh, dump_cb, &d, NULL, 0);
+}
+
+int specd_route_monitor_fd(void)
+{
+	return mon_sock ? mnl_socket_get_fd(mon_sock) : -1;
+}
+
+int specd_route_changes(specd_route_cb cb, void *arg)
+{
+	static char buf[1 << 16] __attribute__((aligned(8)));
+	int lost = 0;
+
+	for (;;) {
+		const struct nlmsghdr *m;
+		struct route_msg rm;
+		ssize_t n;
+		int len;
+
+		n = mnl_socket_recvfrom(mon_sock, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {	/* announcements dropped */
+				lost = 1;
+				continue;
+			}
+			break;			/* EAGAIN: all read */
+		}
+		len = (int)n;
+		for (m = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(m, len);
+		     m = mnl_nlmsg_next(m, &len)) {
+			if (m->nlmsg_type != RTM_NEWROUTE &&
+			    m->nlmsg_type != RTM_DELROUTE)
+				continue;
+			route_parse(m, &rm);
+			cb(&rm.dst, rm.r.dst_len, &rm.r, arg);
+		}
+	}
+	return lost ? -ENOBUFS : 0;
 }
 
 /* ---- sock_diag ---- */

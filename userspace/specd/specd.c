@@ -16,6 +16,10 @@
  * specd asks the kernel to load tcp_<name> once, retries, and otherwise
  * installs the legacy CC and says why; it tries again after verdict_ttl.
  *
+ * Between ticks, the kernel's route announcements wake specd: a change to a
+ * route of another protocol whose prefix holds a destination with a route
+ * of ours (same table) re-derives that route at once.
+ *
  * Signals: SIGHUP reloads the config (a bad one is refused, the running one
  * kept); SIGTERM/SIGINT withdraw specd's routes (keep_routes = yes, or -k,
  * keeps them) and exit. A restart adopts the routes of route_protocol that
@@ -437,6 +441,31 @@ static void in_force(struct specd_dest *d, const struct specd_route *r, const ch
 	d->note[0] = '\0';
 }
 
+/*
+ * A route that @d's may copy changed: take ours away, so that the lookup
+ * below sees the route the destination would use without it (a route of
+ * ours shadows it, and the kernel has no lookup that skips one). New
+ * connections in the moment between see that route's congctl; connected
+ * sockets keep their CC.
+ */
+static void unfollow(struct specd_dest *d)
+{
+	char s[INET6_ADDRSTRLEN], err[160];
+	int rc;
+
+	d->refollow = 0;
+	if (!d->route || conf.dry_run)
+		return;
+	specd_addr_str(&d->addr, s, sizeof(s));
+	rc = specd_route_delete(&d->addr, d->table, conf.route_protocol, err, sizeof(err));
+	if (rc && rc != -ESRCH && rc != -ENOENT) {
+		specd_log(LOG_ERR, "%s: re-deriving its route after a route change: %s", s, err);
+		return;
+	}
+	d->route = 0;
+	specd_log(LOG_INFO, "%s: a route it follows changed: re-deriving its route", s);
+}
+
 static void apply(struct specd_dest *d, time_t now)
 {
 	char s[INET6_ADDRSTRLEN], desc[160], err[160];
@@ -452,6 +481,8 @@ static void apply(struct specd_dest *d, time_t now)
 		cc = conf.legacy_cc;
 		ecn = 0;
 	}
+	if (d->refollow)
+		unfollow(d);
 	specd_addr_str(&d->addr, s, sizeof(s));
 	rc = specd_route_lookup(&d->addr, &r);
 	if (rc) {
@@ -655,16 +686,67 @@ static void save(void)
 		specd_log(LOG_ERR, "writing %s: %s", conf.state_file, strerror(-rc));
 }
 
+/* a route change the kernel announced: mark the destinations it may move */
+static void changed_cb(const struct specd_addr *a, unsigned int len,
+		       const struct specd_route *r, void *arg)
+{
+	const struct specd_prefix p = { .addr = *a, .len = len };
+	unsigned int i, *n = arg;
+
+	if (r->protocol == conf.route_protocol || (r->flags & RTM_F_CLONED))
+		return;
+	for (i = 0; i < st.n; i++) {
+		struct specd_dest *d = &st.d[i];
+
+		if (d->route && !d->refollow && d->table == r->table &&
+		    specd_prefix_has(&p, &d->addr)) {
+			d->refollow = 1;
+			(*n)++;
+		}
+	}
+}
+
+/* read the route announcements; how many destinations they may move */
+static unsigned int route_changes(void)
+{
+	unsigned int i, n = 0;
+
+	if (specd_route_changes(changed_cb, &n) == -ENOBUFS) {
+		specd_log(LOG_WARNING, "route announcements lost (netlink overrun): "
+			  "re-deriving every route");
+		for (i = 0; i < st.n; i++) {
+			n += st.d[i].route && !st.d[i].refollow;
+			st.d[i].refollow = st.d[i].route;
+		}
+	}
+	return n;
+}
+
 static void tick(void)
 {
 	time_t now = time(NULL);
 	unsigned int i;
 
+	route_changes();
 	passive(now);
 	probe_due(now);
 	now = time(NULL);
 	for (i = 0; i < st.n && !got_term; i++)
 		apply(&st.d[i], now);
+	save();
+}
+
+/* between ticks: the destinations a route change may move, at once */
+static void reroute(void)
+{
+	time_t now = time(NULL);
+	unsigned int i;
+
+	if (!route_changes())
+		return;
+	for (i = 0; i < st.n && !got_term; i++)
+		if (st.d[i].refollow)
+			apply(&st.d[i], now);
 	save();
 }
 
@@ -676,6 +758,7 @@ static void tick(void)
  */
 static void sleep_until(long long deadline_ms)
 {
+	struct pollfd pfd = { .fd = specd_route_monitor_fd(), .events = POLLIN };
 	sigset_t block, old;
 	struct timespec ts;
 
@@ -691,7 +774,8 @@ static void sleep_until(long long deadline_ms)
 			break;
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = (left % 1000) * 1000000;
-		ppoll(NULL, 0, &ts, &old);
+		if (ppoll(&pfd, 1, &ts, &old) > 0 && (pfd.revents & POLLIN))
+			reroute();
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }

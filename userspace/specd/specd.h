@@ -31,7 +31,10 @@
  * type, priority, preferred source and metrics copied, protocol
  * route_protocol ("specnet" in rt_protos.d). specd changes and deletes only
  * routes of that protocol; an exact host route of another protocol is left
- * alone (logged once).
+ * alone (logged once). When the kernel announces a change to a route of
+ * another protocol whose prefix holds a destination (in our route's
+ * table), specd re-derives that destination's route at once, so its copy
+ * never keeps a nexthop the network has moved away from.
  */
 #ifndef SPECD_H
 #define SPECD_H
@@ -103,6 +106,7 @@ struct specd_dest {
 	int ecn;
 	char note[SPECD_EVIDENCE_MAX];	/* why no route, when there is none */
 	int foreign_logged;		/* "left alone" said once */
+	int refollow;			/* a route it follows changed: re-derive ours */
 	/* scratch of one tick, not saved */
 	unsigned int pos, neg;		/* passive evidence for / against */
 	char neg_why[SPECD_EVIDENCE_MAX];
@@ -174,6 +178,15 @@ int specd_route_delete(const struct specd_addr *a, uint32_t table,
 typedef void (*specd_route_cb)(const struct specd_addr *a, unsigned int len,
 			       const struct specd_route *r, void *arg);
 int specd_route_dump(int family, unsigned int proto, specd_route_cb cb, void *arg);
+/*
+ * The route changes the kernel announced since the last call (RTM_NEWROUTE
+ * and RTM_DELROUTE of every protocol and table, IPv4 and IPv6): cb on
+ * each, without blocking. 0, or -ENOBUFS when announcements were lost to
+ * an overrun (the caller must then assume any route changed).
+ */
+int specd_route_changes(specd_route_cb cb, void *arg);
+/* readable when there are route changes to read */
+int specd_route_monitor_fd(void);
 
 struct specd_sock {
 	struct specd_addr dst;
