@@ -190,6 +190,7 @@ def test_against_float_model(specctl, case):
     (["--bogus"], "unknown option '--bogus'"),
     (["-x"], "unknown option '-x'"),
     (["-xy"], "unknown option '-x'"),
+    (["--json=yes"], "option '--json' takes no value"),
     (["--rtt"], "option '--rtt' needs a value"),
     (["extra"], "unexpected argument 'extra'"),
     (["--bandwidth", "1.5xbit"], "invalid --bandwidth '1.5xbit': unknown unit"),

@@ -295,6 +295,8 @@ def test_bad_sample(specctl, bad, reason):
     (BASE + ["--flows-round", "floor"], "invalid --flows-round 'floor': must be nearest or ceil"),
     (BASE + ["--bogus"], "unknown option '--bogus'"),
     (BASE + ["--rtt"], "option '--rtt' needs a value"),
+    (BASE + ["-xy"], "unknown option '-x' (see specctl model tp --help)"),
+    (BASE + ["--json=yes"], "option '--json' takes no value"),
     (BASE + ["samples.txt"], "unexpected argument 'samples.txt'"),
 ])
 def test_bad_options(specctl, args, reason):

@@ -60,25 +60,6 @@ void specctl_model_cpecn_usage(FILE *f)
 }
 
 /*
- * getopt_long() returned '?': optopt is the unknown short option, 0 for an
- * unknown long one (@arg), a long option's value when it was given a value
- * it does not take.
- */
-__attribute__((noreturn))
-static void bad_option(const char *arg)
-{
-	const struct option *o;
-
-	for (o = cpecn_options; o->name && !strncmp(arg, "--", 2); o++) {
-		if (optopt && o->val == optopt)	/* never an unknown short one */
-			specctl_die("option '--%s' takes no value", o->name);
-	}
-	if (optopt)
-		specctl_die("unknown option '-%c' (see specctl model cpecn --help)", optopt);
-	specctl_die("unknown option '%s' (see specctl model cpecn --help)", arg);
-}
-
-/*
  * A decimal in (0, 1) as a whole per-mille: digits and one point, nothing
  * but zeros after the third decimal.
  */
@@ -203,10 +184,8 @@ int specctl_model_cpecn(int argc, char **argv)
 			specctl_model_cpecn_usage(stdout);
 			free(windows);
 			return 0;
-		case ':':
-			specctl_die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			bad_option(argv[optind - 1]);
+			specctl_bad_option("model cpecn", cpecn_options, c, argv[optind - 1]);
 		}
 	}
 	while (optind < argc)		/* after "--" */

@@ -77,18 +77,6 @@ void specctl_model_red_usage(FILE *f)
 		REDOPT_DEFAULT_AVPKT);
 }
 
-static void bad_value(const char *opt, const char *arg, const char *why)
-{
-	specctl_die("invalid --%s '%s': %s", opt, arg, why);
-}
-
-static void bad_unit(const char *opt, const char *arg, const char *why, const char *units)
-{
-	if (!strcmp(why, "unknown unit"))
-		specctl_die("invalid --%s '%s': unknown unit (%s)", opt, arg, units);
-	bad_value(opt, arg, why);
-}
-
 static uint32_t parse_ssthresh(const char *arg, uint32_t *ss)
 {
 	char item[32];
@@ -100,13 +88,13 @@ static uint32_t parse_ssthresh(const char *arg, uint32_t *ss)
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!len || len >= sizeof(item))
-			bad_value("ssthresh", arg, len ? "value too long" : "empty value");
+			specctl_bad_value("ssthresh", arg, len ? "value too long" : "empty value");
 		if (n == TC_REDOPT_MAX_FLOWS)
-			bad_value("ssthresh", arg, "more than 1024 values");
+			specctl_bad_value("ssthresh", arg, "more than 1024 values");
 		memcpy(item, p, len);
 		item[len] = '\0';
 		if (specctl_parse_u32(item, &ss[n], &why))
-			bad_value("ssthresh", arg, why);
+			specctl_bad_value("ssthresh", arg, why);
 		n++;
 		if (!comma)
 			return n;
@@ -235,25 +223,19 @@ int specctl_model_red(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:h", red_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_BANDWIDTH:
-			if (specctl_parse_scaled(optarg, specctl_rate_units, &v, &why))
-				bad_unit("bandwidth", optarg, why,
-					 "bit, kbit, mbit, gbit, tbit, kibit..., bps, kbps... for bytes/s");
-			if (!v || v > REDOPT_MAX_BANDWIDTH)
-				bad_value("bandwidth", optarg, "must be 1bit..100gbit");
-			p.bandwidth_bps = v;
+			p.bandwidth_bps = specctl_opt_rate("bandwidth", optarg,
+							   REDOPT_MAX_BANDWIDTH,
+							   "1bit..100gbit");
 			break;
 		case OPT_RTT:
-			if (specctl_parse_scaled(optarg, specctl_time_units, &v, &why))
-				bad_unit("rtt", optarg, why, "us, ms, s");
-			if (!v || v > REDOPT_MAX_RTT_US)
-				bad_value("rtt", optarg, "must be 1us..10s");
-			p.rtt_us = (uint32_t)v;
+			p.rtt_us = specctl_opt_time("rtt", optarg, REDOPT_MAX_RTT_US,
+						    "1us..10s");
 			break;
 		case OPT_FLOWS:
 			if (specctl_parse_u32(optarg, &p.flows, &why))
-				bad_value("flows", optarg, why);
+				specctl_bad_value("flows", optarg, why);
 			if (!p.flows)
-				bad_value("flows", optarg, "must be 1..1024");
+				specctl_bad_value("flows", optarg, "must be 1..1024");
 			break;
 		case OPT_SSTHRESH:
 			p.n_ssthresh = parse_ssthresh(optarg, ss);
@@ -261,40 +243,40 @@ int specctl_model_red(int argc, char **argv)
 			break;
 		case OPT_MIN:
 			if (specctl_parse_u32(optarg, &p.min_th, &why))
-				bad_value("min", optarg, why);
+				specctl_bad_value("min", optarg, why);
 			if (!p.min_th)
-				bad_value("min", optarg, "must be 1..1000000 packets");
+				specctl_bad_value("min", optarg, "must be 1..1000000 packets");
 			break;
 		case OPT_MAX_P:
 			if (specctl_parse_fixed(optarg, 6, &v, &why))
-				bad_value("max-p", optarg, why);
+				specctl_bad_value("max-p", optarg, why);
 			if (!v || v > REDOPT_PPM)
-				bad_value("max-p", optarg, "must be 0 < P <= 1 (resolution 0.000001)");
+				specctl_bad_value("max-p", optarg, "must be 0 < P <= 1 (resolution 0.000001)");
 			p.max_p = redopt_max_p_from_ppm((uint32_t)v);
 			have_max_p = true;
 			break;
 		case OPT_WINDOW:
 			if (specctl_parse_u32(optarg, &p.window, &why))
-				bad_value("window", optarg, why);
+				specctl_bad_value("window", optarg, why);
 			if (!p.window)
-				bad_value("window", optarg, "must be 1..10000000 packets");
+				specctl_bad_value("window", optarg, "must be 1..10000000 packets");
 			break;
 		case OPT_EWMA:
 			if (specctl_parse_fixed(optarg, 6, &v, &why))
-				bad_value("ewma", optarg, why);
+				specctl_bad_value("ewma", optarg, why);
 			if (!v || v >= REDOPT_PPM)
-				bad_value("ewma", optarg, "must be 0 < W < 1 (resolution 0.000001)");
+				specctl_bad_value("ewma", optarg, "must be 0 < W < 1 (resolution 0.000001)");
 			p.wlog = redopt_wlog_from_ppm((uint32_t)v);
 			break;
 		case OPT_AVPKT:
 			if (specctl_parse_u32(optarg, &p.avpkt, &why))
-				bad_value("avpkt", optarg, why);
+				specctl_bad_value("avpkt", optarg, why);
 			break;
 		case OPT_LOSS_RATE:
 			if (specctl_parse_fixed(optarg, 3, &v, &why))
-				bad_value("loss-rate", optarg, why);
+				specctl_bad_value("loss-rate", optarg, why);
 			if (!v || v > UINT32_MAX)
-				bad_value("loss-rate", optarg,
+				specctl_bad_value("loss-rate", optarg,
 					  "must be 0.001..4294967 loss events/s (omit it if unknown)");
 			p.loss_rate_milli = (uint32_t)v;
 			break;
@@ -308,17 +290,8 @@ int specctl_model_red(int argc, char **argv)
 		case 'h':
 			specctl_model_red_usage(stdout);
 			return 0;
-		case ':':
-			specctl_die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			/* an unknown short option inside a cluster (-xy) is
-			 * optopt; argv[optind - 1] may be another word then
-			 */
-			if (optopt)
-				specctl_die("unknown option '-%c' (see specctl model red --help)",
-					    optopt);
-			specctl_die("unknown option '%s' (see specctl model red --help)",
-				    argv[optind - 1]);
+			specctl_bad_option("model red", red_options, c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

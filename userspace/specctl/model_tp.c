@@ -87,18 +87,6 @@ void specctl_model_tp_usage(FILE *f)
 		TP_N, TP_N);
 }
 
-static void bad_value(const char *opt, const char *arg, const char *why)
-{
-	specctl_die("invalid --%s '%s': %s", opt, arg, why);
-}
-
-static void bad_unit(const char *opt, const char *arg, const char *why, const char *units)
-{
-	if (!strcmp(why, "unknown unit"))
-		specctl_die("invalid --%s '%s': unknown unit (%s)", opt, arg, units);
-	bad_value(opt, arg, why);
-}
-
 /* Read the samples from @in into @st; returns the number of samples. */
 static unsigned long read_samples(FILE *in, struct tp_state *st, const struct tp_params *p)
 {
@@ -178,7 +166,7 @@ int specctl_model_tp(int argc, char **argv)
 {
 	static struct tp_state st;
 	struct tp_params p;
-	uint64_t capacity = 0, v;
+	uint64_t capacity = 0;
 	uint32_t rtt = 0, mss = TP_DEFAULT_MSS, order, flows, cwnd;
 	unsigned long samples;
 	const char *why, *note, *method = "levinson";
@@ -191,25 +179,17 @@ int specctl_model_tp(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:h", tp_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_CAPACITY:
-			if (specctl_parse_scaled(optarg, specctl_rate_units, &v, &why))
-				bad_unit("capacity", optarg, why,
-					 "bit, kbit, mbit, gbit, tbit, kibit..., bps, kbps... for bytes/s");
-			if (!v || v > TP_RATE_MAX)
-				bad_value("capacity", optarg, "must be 1bit..200gbit");
-			capacity = v;
+			capacity = specctl_opt_rate("capacity", optarg, TP_RATE_MAX,
+						    "1bit..200gbit");
 			break;
 		case OPT_RTT:
-			if (specctl_parse_scaled(optarg, specctl_time_units, &v, &why))
-				bad_unit("rtt", optarg, why, "us, ms, s");
-			if (!v || v > TP_MAX_RTT_US)
-				bad_value("rtt", optarg, "must be 1us..10s");
-			rtt = (uint32_t)v;
+			rtt = specctl_opt_time("rtt", optarg, TP_MAX_RTT_US, "1us..10s");
 			break;
 		case OPT_MSS:
 			if (specctl_parse_u32(optarg, &mss, &why))
-				bad_value("mss", optarg, why);
+				specctl_bad_value("mss", optarg, why);
 			if (!mss || mss > TP_MAX_MSS)
-				bad_value("mss", optarg, "must be 1..65535 bytes");
+				specctl_bad_value("mss", optarg, "must be 1..65535 bytes");
 			break;
 		case OPT_METHOD:
 			if (!strcmp(optarg, "levinson"))
@@ -217,21 +197,21 @@ int specctl_model_tp(int argc, char **argv)
 			else if (!strcmp(optarg, "lms"))
 				p.method = TP_METHOD_LMS;
 			else
-				bad_value("method", optarg, "must be levinson or lms");
+				specctl_bad_value("method", optarg, "must be levinson or lms");
 			method = p.method == TP_METHOD_LMS ? "lms" : "levinson";
 			break;
 		case OPT_ORDER:
 			if (specctl_parse_u32(optarg, &order, &why))
-				bad_value("order", optarg, why);
+				specctl_bad_value("order", optarg, why);
 			if (!order || order > TP_ORDER_MAX)
-				bad_value("order", optarg, "must be 1..19");
+				specctl_bad_value("order", optarg, "must be 1..19");
 			p.order = (uint8_t)order;
 			break;
 		case OPT_ROUND:
 			if (!strcmp(optarg, "nearest") || !strcmp(optarg, "ceil"))
 				ceil_n = !strcmp(optarg, "ceil");
 			else
-				bad_value("flows-round", optarg, "must be nearest or ceil");
+				specctl_bad_value("flows-round", optarg, "must be nearest or ceil");
 			break;
 		case OPT_JSON:
 			json = true;
@@ -239,11 +219,8 @@ int specctl_model_tp(int argc, char **argv)
 		case 'h':
 			specctl_model_tp_usage(stdout);
 			return 0;
-		case ':':
-			specctl_die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			specctl_die("unknown option '%s' (see specctl model tp --help)",
-				    argv[optind - 1]);
+			specctl_bad_option("model tp", tp_options, c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

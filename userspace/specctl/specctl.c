@@ -10,6 +10,7 @@
  * Exit status: 0 ok, 2 bad input (one line "specctl: <reason>" on stderr),
  * 1 other failures.
  */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,62 @@ void specctl_die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(SPECCTL_EXIT_USAGE);
+}
+
+void specctl_bad_option(const char *cmd, const struct option *opts, int c, const char *arg)
+{
+	const struct option *o;
+
+	if (c == ':')
+		specctl_die("option '%s' needs a value", arg);
+	for (o = opts; optopt && o->name && !strncmp(arg, "--", 2); o++) {
+		if (o->val == optopt)	/* never an unknown short one */
+			specctl_die("option '--%s' takes no value", o->name);
+	}
+	if (optopt)
+		specctl_die("unknown option '-%c' (see specctl %s --help)", optopt, cmd);
+	specctl_die("unknown option '%s' (see specctl %s --help)", arg, cmd);
+}
+
+void specctl_bad_value(const char *opt, const char *arg, const char *why)
+{
+	specctl_die("invalid --%s '%s': %s", opt, arg, why);
+}
+
+static void bad_unit(const char *opt, const char *arg, const char *why, const char *units)
+{
+	if (!strcmp(why, "unknown unit"))
+		specctl_die("invalid --%s '%s': unknown unit (%s)", opt, arg, units);
+	specctl_bad_value(opt, arg, why);
+}
+
+uint64_t specctl_opt_rate(const char *opt, const char *arg, uint64_t max, const char *range)
+{
+	const char *why;
+	char must[64];
+	uint64_t v;
+
+	if (specctl_parse_scaled(arg, specctl_rate_units, &v, &why))
+		bad_unit(opt, arg, why,
+			 "bit, kbit, mbit, gbit, tbit, kibit..., bps, kbps... for bytes/s");
+	snprintf(must, sizeof(must), "must be %s", range);
+	if (!v || v > max)
+		specctl_bad_value(opt, arg, must);
+	return v;
+}
+
+uint32_t specctl_opt_time(const char *opt, const char *arg, uint32_t max, const char *range)
+{
+	const char *why;
+	char must[64];
+	uint64_t v;
+
+	if (specctl_parse_scaled(arg, specctl_time_units, &v, &why))
+		bad_unit(opt, arg, why, "us, ms, s");
+	snprintf(must, sizeof(must), "must be %s", range);
+	if (!v || v > max)
+		specctl_bad_value(opt, arg, must);
+	return (uint32_t)v;
 }
 
 static void usage(FILE *f)

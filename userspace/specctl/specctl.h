@@ -24,6 +24,27 @@ struct specctl_cmd {
 __attribute__((noreturn, format(printf, 1, 2)))
 void specctl_die(const char *fmt, ...);
 
+/* ---- options (specctl.c), shared by the commands ---- */
+
+struct option;
+
+/*
+ * getopt_long() (opterr = 0) returned something other than an option of
+ * the command "specctl @cmd": ':' (a missing value) or '?'. For '?', an
+ * unknown short option, also inside a cluster (-xy), is optopt; a long one
+ * of @opts given a value it does not take has optopt set to its val;
+ * otherwise @arg (argv[optind - 1]) is the unknown word.
+ */
+__attribute__((noreturn))
+void specctl_bad_option(const char *cmd, const struct option *opts, int c, const char *arg);
+/* "invalid --@opt '@arg': @why" */
+__attribute__((noreturn))
+void specctl_bad_value(const char *opt, const char *arg, const char *why);
+/* A rate option: bit/s in 1..@max (@range in words, e.g. "1bit..100gbit"). */
+uint64_t specctl_opt_rate(const char *opt, const char *arg, uint64_t max, const char *range);
+/* A time option: us in 1..@max (@range in words, e.g. "1us..10s"). */
+uint32_t specctl_opt_time(const char *opt, const char *arg, uint32_t max, const char *range);
+
 /* ---- parse.c: exact decimal numbers with tc's units ---- */
 
 struct specctl_unit {

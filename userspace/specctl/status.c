@@ -193,11 +193,8 @@ int specctl_status(int argc, char **argv)
 		case 'h':
 			specctl_status_usage(stdout);
 			return 0;
-		case ':':
-			specctl_die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			specctl_die("unknown option '%s' (see specctl status --help)",
-				    argv[optind - 1]);
+			specctl_bad_option("status", status_options, c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
