@@ -372,15 +372,23 @@ static void dump_cb(const struct nlmsghdr *nlh, void *arg)
 		d->cb(&m.dst, m.r.dst_len, &m.r, d->arg);
 }
 
+/* a dump request of @type in @buf */
+static struct nlmsghdr *dump_start(char *buf, uint16_t type)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	return nlh;
+}
+
 int specd_route_dump(int family, unsigned int proto, specd_route_cb cb, void *arg)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct dump_arg d = { proto, cb, arg };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = dump_start(buf, RTM_GETROUTE);
 	struct rtmsg *rtm;
 
-	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = (unsigned char)family;
 	return talk(rt_sock, nlh, dump_cb, &d, NULL, 0);
@@ -488,11 +496,9 @@ int specd_diag_dump(int family, specd_sock_cb cb, void *arg)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct diag_arg d = { family, cb, arg };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = dump_start(buf, SOCK_DIAG_BY_FAMILY);
 	struct inet_diag_req_v2 *req;
 
-	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
 	req->sdiag_family = (uint8_t)family;
 	req->sdiag_protocol = IPPROTO_TCP;
