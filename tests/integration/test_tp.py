@@ -2,8 +2,8 @@
 registration, parameters, module lifetime, the prediction and N per socket
 (`ss -ti`), the counters, and the behaviours of the issue: fewer
 retransmissions than Reno over self-similar background load with goodput
-within 10%; 10 tp flows (they fill the link and none starves; Jain's index
-is measured and printed, the issue's >= 0.95 is not met); a stable flow
+within 10%; 10 tp flows share the link (Jain >= 0.85 asserted, none
+starves; the issue's 0.95 is not reached every run); a stable flow
 when the capacity parameter is twice the truth.
 
 Bottleneck: 10 Mbit/s (htb) with a 100-packet FIFO, 40 ms RTT (netem on the
@@ -267,22 +267,23 @@ def per_stream_bps(rep, last=10):
             for i in range(n)]
 
 
-def test_ten_flows_fill_the_link_none_starves(tp, figure):
+def test_ten_flows_share_the_link(tp, figure):
     """10 tp flows of 100 ms RTT (a share of the 83-packet pipe is ~8
     packets; at 40 ms it is 3.3, the window's whole-packet steps are then
     coarser than N's and flows end on the 2-packet floor), beside 10 reno
-    flows on an identical path at the same time for reference."""
+    flows on an identical path at the same time for reference, 40 s, the
+    last 20 s measured."""
     lab.set_param("tcp_tp", "capacity_kbps", RATE_MBIT * 1000)
     chains = {cc: bottleneck_chain(rtt_ms=100) for cc in ("tp", "reno")}
     try:
         for ch in chains.values():
             lab.iperf3_server(ch.ns("rcv"))
-        res = side_by_side(chains, 20, extra="-P 10")
+        res = side_by_side(chains, 40, extra="-P 10")
         n = counters(chains["tp"])
     finally:
         for ch in chains.values():
             ch.destroy()
-    per = {cc: per_stream_bps(r) for cc, r in res.items()}
+    per = {cc: per_stream_bps(r, last=20) for cc, r in res.items()}
     j = {cc: jain(p) for cc, p in per.items()}
     for cc in per:
         figure(f"{cc} per-flow Mbit/s", [round(x / 1e6, 2) for x in per[cc]])
@@ -290,12 +291,14 @@ def test_ten_flows_fill_the_link_none_starves(tp, figure):
     figure("tp counters", n)
     assert n["predictions"] > 0, n
     assert sum(per["tp"]) >= 0.7 * RATE_MBIT * 1e6, per
-    # no flow stalls (none below half the 2-packet floor's rate). The issue's
-    # Jain >= 0.95 is not met: tp has no force toward equal shares (any
-    # x = C / k is a fixed point of cwnd = C RTT / round(C / x)), so it
-    # keeps the shares the Reno phase and the losses leave: 0.35-0.91
-    # here, Reno 0.89-0.98 beside it (README, tcp_tp).
+    # no flow stalls (none below half the 2-packet floor's rate)
     assert min(per["tp"]) >= 0.1e6, per     # 2 packets per RTT: 0.23 Mbit/s
+    # They share it: Jain 0.93-0.98 in the VM (Reno 0.97-0.99 beside it).
+    # While the band's upper edge used the minimum RTT, any queue pushed
+    # flows to the 2-packet floor and one flow kept the pipe: 0.17-0.49.
+    # The issue's 0.95 is not reached every run (issue 5); 0.85 leaves
+    # TCG's margin and fails the old behaviour.
+    assert j["tp"] >= 0.85, (j, per)
 
 
 def test_capacity_twice_the_truth_still_converges(tp, figure):
