@@ -86,7 +86,7 @@
  *    the window the flow had, so every ACK cut it, down to the 2-packet
  *    floor, while a flow that had reached N = 1 kept the whole pipe: 10 tp
  *    flows in the VM had Jain 0.17-0.49 over 40 s (window_down 2200 times,
- *    window_up 4); with srtt there, 0.93-0.98, beside Reno's 0.97-0.99,
+ *    window_up 4); with srtt there, 0.93-0.98, beside Reno's 0.96-0.99,
  *    with fewer retransmissions than Reno's. The lower edge keeps `rtt`.
  *  - the predictor state (496 bytes) does not fit in icsk_ca_priv: it is
  *    allocated per connection (GFP_NOWAIT, as tcp_cdg does, since init may
