@@ -155,7 +155,9 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     lab.set_param("tcp_tp", "capacity_kbps", RATE_MBIT * 1000)
     c = bottleneck_chain()
     try:
-        rep, seen = traced_flow(c, 12)
+        # 16 s: under TCG `ss` is read every ~3 s, and the ring fills
+        # after 20 intervals of 2 srtt (a few seconds, queue included)
+        rep, seen = traced_flow(c, 16)
         n = counters(c)
     finally:
         c.destroy()
@@ -169,7 +171,9 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     figure("counters", n)
     assert seen and min(s[3] for s in seen) < 20, "ss never showed the ring filling"
     assert ready, f"never predicting: {seen[-5:]}"
-    assert sorted(s[1] for s in ready)[len(ready) // 2] == 1, ready
+    # most readings N = 1 (the lower median: the first predictions still
+    # average slow start's intervals in, and may say 2)
+    assert sorted(s[1] for s in ready)[(len(ready) - 1) // 2] == 1, ready
     med = sorted(s[2] for s in ready)[len(ready) // 2]
     assert 0.6 * bdp <= med <= 1.5 * bdp, (med, bdp)
     assert g >= 0.7 * RATE_MBIT * 1e6, g
