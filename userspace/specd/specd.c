@@ -441,30 +441,7 @@ static void in_force(struct specd_dest *d, const struct specd_route *r, const ch
 	d->note[0] = '\0';
 }
 
-/*
- * A route that @d's may copy changed: take ours away, so that the lookup
- * below sees the route the destination would use without it (a route of
- * ours shadows it, and the kernel has no lookup that skips one). New
- * connections in the moment between see that route's congctl; connected
- * sockets keep their CC.
- */
-static void unfollow(struct specd_dest *d)
-{
-	char s[INET6_ADDRSTRLEN], err[160];
-	int rc;
-
-	d->refollow = 0;
-	if (!d->route || conf.dry_run)
-		return;
-	specd_addr_str(&d->addr, s, sizeof(s));
-	rc = specd_route_delete(&d->addr, d->table, conf.route_protocol, err, sizeof(err));
-	if (rc && rc != -ESRCH && rc != -ENOENT) {
-		specd_log(LOG_ERR, "%s: re-deriving its route after a route change: %s", s, err);
-		return;
-	}
-	d->route = 0;
-	specd_log(LOG_INFO, "%s: a route it follows changed: re-deriving its route", s);
-}
+static int withdraw(struct specd_dest *d, const char *why);
 
 static void apply(struct specd_dest *d, time_t now)
 {
@@ -481,8 +458,15 @@ static void apply(struct specd_dest *d, time_t now)
 		cc = conf.legacy_cc;
 		ecn = 0;
 	}
-	if (d->refollow)
-		unfollow(d);
+	if (d->refollow) {
+		/* take ours away, so that the lookup below sees the route the
+		 * destination would use without it (ours shadows it, and the
+		 * kernel has no lookup that skips one); a connection opened in
+		 * the moment between gets that route's congctl
+		 */
+		d->refollow = 0;
+		withdraw(d, "a route it follows changed: re-deriving it");
+	}
 	specd_addr_str(&d->addr, s, sizeof(s));
 	rc = specd_route_lookup(&d->addr, &r);
 	if (rc) {
