@@ -545,20 +545,13 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	cwnd = tcp_snd_cwnd(tp);
 	tcp_cong_avoid_ai(tp, cwnd, acked);
 	ca->rtt_us = tp_rtt_us(tp);
-	lo = min(tp_cwnd(c, ca->rtt_us, ca->flows, tp->mss_cache),
-		 tp->snd_cwnd_clamp);
-	hi = ca->flows > 1 ?
-	     min(tp_cwnd(c, tp_srtt_us(tp), ca->flows - 1, tp->mss_cache),
-		 tp->snd_cwnd_clamp) : lo;
-	hi = max(hi, lo);	/* srtt below the windowed min RTT: rare */
+	tp_band(c, ca->rtt_us, tp_srtt_us(tp), ca->flows, tp->mss_cache,
+		tp->snd_cwnd_clamp, &lo, &hi);
 	/* after a loss or an ECN reduction, for one interval, no floor */
-	if (ca->holding) {
-		if ((s32)((u32)tp->tcp_mstamp - ca->hold_until_us) < 0)
-			lo = 0;
-		else
-			ca->holding = 0;
-	}
-	w = clamp(tcp_snd_cwnd(tp), max(lo, TP_MIN_CWND), max(hi, TP_MIN_CWND));
+	if (ca->holding &&
+	    (s32)((u32)tp->tcp_mstamp - ca->hold_until_us) >= 0)
+		ca->holding = 0;
+	w = tp_band_window(tcp_snd_cwnd(tp), lo, hi, !ca->holding);
 	if (w == tcp_snd_cwnd(tp))
 		return;
 	tp_count(sk, w > cwnd ? TP_CNT_UP : TP_CNT_DOWN);

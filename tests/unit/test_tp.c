@@ -973,6 +973,54 @@ static void test_flows_cwnd(void)
 	CHECK(bad_w == 0, "cwnd: %u wrong", bad_w);
 }
 
+static void test_band(void)
+{
+	unsigned int i, bad = 0, bad_w = 0;
+	u32 lo, hi, n, mss, rtt, srtt, clampw, cw, w, wl, wh;
+	u64 c;
+
+	/* 10 Mbit/s, 50 ms min, 60 ms srtt, 1448: N = 3 14, N - 1 = 2 25 */
+	tp_band(10000000, 50000, 60000, 3, 1448, 10000, &lo, &hi);
+	CHECK(lo == 14 && hi == 25, "band %u..%u", lo, hi);
+	tp_band(10000000, 50000, 60000, 1, 1448, 10000, &lo, &hi);
+	CHECK(lo == 43 && hi == 43, "N = 1: %u..%u", lo, hi);
+	tp_band(10000000, 50000, 60000, 3, 1448, 20, &lo, &hi);
+	CHECK(lo == 14 && hi == 20, "clamp: %u..%u", lo, hi);
+	tp_band(10000000, 50000, 60000, 3, 1448, 10, &lo, &hi);
+	CHECK(lo == 10 && hi == 10, "clamp below lo: %u..%u", lo, hi);
+	/* srtt far below the min RTT: hi not under lo */
+	tp_band(10000000, 500000, 1000, 3, 1448, 10000, &lo, &hi);
+	CHECK(lo == 143 && hi == 143, "inverted: %u..%u", lo, hi);
+	CHECK(tp_band_window(100, 14, 25, 1) == 25, "down to hi");
+	CHECK(tp_band_window(5, 14, 25, 1) == 14, "up to lo");
+	CHECK(tp_band_window(5, 14, 25, 0) == 5, "no floor: decrease stands");
+	CHECK(tp_band_window(1, 14, 25, 0) == TP_MIN_CWND, "no floor: at least 2");
+	CHECK(tp_band_window(1, 0, 0, 1) == TP_MIN_CWND && tp_band_window(9, 0, 0, 1) == TP_MIN_CWND,
+	      "empty band: 2");
+	for (i = 0; i < 200000; i++) {
+		c = rnd64() % (TP_RATE_MAX + 1);
+		rtt = (u32)(rnd64() % (TP_MAX_RTT_US + 1));
+		srtt = (u32)(rnd64() % (TP_MAX_RTT_US + 1));
+		n = 1 + (u32)(rnd64() % TP_MAX_FLOWS);
+		mss = 1 + (u32)(rnd64() % TP_MAX_MSS);
+		clampw = (u32)rnd64();
+		tp_band(c, rtt, srtt, n, mss, clampw, &lo, &hi);
+		wl = tp_cwnd(c, rtt, n, mss);
+		wl = wl < clampw ? wl : clampw;
+		wh = n > 1 ? tp_cwnd(c, srtt, n - 1, mss) : wl;
+		wh = wh < clampw ? wh : clampw;
+		wh = wh > wl ? wh : wl;
+		bad += lo != wl || hi != wh || lo > hi;
+		cw = (u32)rnd64() >> (rnd64() % 32);
+		w = tp_band_window(cw, lo, hi, (int)(i & 1));
+		wl = i & 1 ? (lo > TP_MIN_CWND ? lo : TP_MIN_CWND) : TP_MIN_CWND;
+		wh = hi > TP_MIN_CWND ? hi : TP_MIN_CWND;
+		bad_w += w != (cw < wl ? wl : cw > wh ? wh : cw) || w < TP_MIN_CWND;
+	}
+	CHECK(bad == 0, "band: %u wrong", bad);
+	CHECK(bad_w == 0, "band window: %u wrong", bad_w);
+}
+
 static void test_params(void)
 {
 	struct tp_params p;
@@ -1006,6 +1054,7 @@ int main(void)
 	test_params();
 	test_sampler();
 	test_flows_cwnd();
+	test_band();
 	test_series();
 	test_prediction_quality();
 	test_degenerate();

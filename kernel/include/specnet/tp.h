@@ -680,4 +680,35 @@ static inline u32 tp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
 	return (u32)min_t(u64, max_t(u64, w, TP_MIN_CWND), U32_MAX);
 }
 
+/*
+ * The band cwnd is held in, in congestion avoidance, once N is known:
+ *   lo = N's window at rtt_us (the module's `rtt`: min or srtt),
+ *   hi = N - 1's window at srtt_us (N = 1: hi = lo),
+ * each at most clamp (snd_cwnd_clamp), and hi >= lo (srtt below the
+ * windowed min RTT, rare, would invert them). hi uses srtt whatever rtt_us
+ * is: it is the window at which this flow's throughput, its window over
+ * the RTT it sees, would be C / (N - 1).
+ */
+static inline void tp_band(u64 capacity_bps, u32 rtt_us, u32 srtt_us, u32 flows, u32 mss,
+			   u32 clamp, u32 *lo, u32 *hi)
+{
+	*lo = min_t(u32, tp_cwnd(capacity_bps, rtt_us, flows, mss), clamp);
+	*hi = flows > 1 ? min_t(u32, tp_cwnd(capacity_bps, srtt_us, flows - 1, mss), clamp) :
+			  *lo;
+	*hi = max_t(u32, *hi, *lo);
+}
+
+/*
+ * cwnd moved into [lo, hi], never below TP_MIN_CWND; floor 0 (one interval
+ * after a loss or an ECN reduction) leaves out the lower edge, so the
+ * decrease stands.
+ */
+static inline u32 tp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
+{
+	u32 l = floor ? max_t(u32, lo, TP_MIN_CWND) : TP_MIN_CWND;
+	u32 h = max_t(u32, hi, TP_MIN_CWND);
+
+	return cwnd < l ? l : cwnd > h ? h : cwnd;
+}
+
 #endif /* _SPECNET_TP_H */
