@@ -194,6 +194,20 @@ def jain(xs):
 
 # ---- running -------------------------------------------------------------
 
+def topo_opts(scen):
+    """The options @scen's topology takes: the keywords of its chain_links()
+    (or of build(), for satellite), and its extra_opts, but the swept
+    parameter and what the runner sets."""
+    import inspect
+    import topos
+    cls = getattr(topos, SCENARIOS[scen]["topo"])
+    fn = cls.chain_links if hasattr(cls, "chain_links") else cls.build
+    names = {q.name for q in inspect.signature(fn).parameters.values()
+             if q.kind == q.POSITIONAL_OR_KEYWORD}
+    return ((names | set(getattr(cls, "extra_opts", ()))) -
+            {"self", "paths", "per_path", "mss", SCENARIOS[scen]["param"]})
+
+
 def topo_for(cases):
     import topos
     scen = cases[0]["scenario"]
@@ -664,6 +678,9 @@ def main(argv=None):
     ap.add_argument("--ccs", help="congestion controls, comma separated")
     ap.add_argument("--seconds", type=int, help="flow duration (suite default otherwise)")
     ap.add_argument("--reps", type=int, help="repetitions")
+    ap.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --scenario: a topology option (e.g. geo's step=1000, "
+                         "hostbuf_mb=32; see mininet/topos.py), repeatable")
     ap.add_argument("--out", help="output directory (resumes if it has results.json)")
     ap.add_argument("--max-paths", type=int, default=12, help="cases side by side, at most")
     ap.add_argument("--no-plots", action="store_true",
@@ -671,11 +688,7 @@ def main(argv=None):
     ap.add_argument("--rate-budget", type=float, default=40e6,
                     help="sum of side-by-side bottleneck rates, bit/s")
     a = ap.parse_args(argv)
-    if os.geteuid() != 0:
-        raise SystemExit("specnet-bench: needs root (Mininet); run it in the VM: make bench")
     import topos
-    # tc in the nodes' shells (inherited) reads redopt's options and xstats
-    os.environ.setdefault("TC_LIB_DIR", topos.TC_LIB)
     if a.scenario:
         if not (a.param and a.ccs):
             raise SystemExit("specnet-bench: --scenario needs --param and --ccs")
@@ -684,12 +697,29 @@ def main(argv=None):
                       else int(v) for v in a.param.split(",")]
         except ValueError:
             raise SystemExit(f"specnet-bench: bad --param '{a.param}'")
-        runs = [(a.scenario, {}, values, a.ccs.split(","), a.seconds or 30, a.reps or 1, None)]
+        opts = {}
+        for kv in a.opt:
+            k, sep, v = kv.partition("=")
+            if not sep or not re.fullmatch(r"[a-z_]+", k) or not v:
+                raise SystemExit(f"specnet-bench: bad --opt '{kv}' (KEY=VALUE)")
+            opts[k] = v
+        known = topo_opts(a.scenario)
+        bad = sorted(set(opts) - known)
+        if bad:
+            raise SystemExit(f"specnet-bench: {a.scenario} has no option {', '.join(bad)} "
+                             f"(it has: {', '.join(sorted(known))})")
+        runs = [(a.scenario, opts, values, a.ccs.split(","), a.seconds or 30, a.reps or 1, None)]
         name = a.scenario
     else:
+        if a.opt:
+            raise SystemExit("specnet-bench: --opt needs --scenario")
         name = a.suite or "demo"
         runs = suite(name, a.seconds, a.reps)
 
+    if os.geteuid() != 0:
+        raise SystemExit("specnet-bench: needs root (Mininet); run it in the VM: make bench")
+    # tc in the nodes' shells (inherited) reads redopt's options and xstats
+    os.environ.setdefault("TC_LIB_DIR", topos.TC_LIB)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = a.out or os.path.join(lab.TOP, "results", f"bench-{name}-{stamp}")
     os.makedirs(out, exist_ok=True)

@@ -343,11 +343,32 @@ def rate_bps(rate):
 class GeoTopo(ChainTopo):
     """GEO satellite: 20 Mbit/s, 600 ms RTT, random corruption @loss percent
     on the data direction (netem corrupt; the receiver drops the segment on
-    its checksum)."""
+    its checksum).
 
-    def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, **_):
-        return [link("100mbit"),
-                link(rate, float(rtt_ms) / 2, impair=f"corrupt {float(loss):g}%", limit=3000)]
+    Probes (not the scenario's defaults): @step K > 0 puts an ECN step
+    marker (CE above K packets, a drop for non-ECT) at the 20 Mbit/s queue,
+    with the delay and the corruption on a link after it; @hostbuf_mb M > 0
+    sets every node's tcp_rmem/tcp_wmem maximum to M MB (Linux's defaults
+    are 6 MB and 4 MB)."""
+
+    extra_opts = ("hostbuf_mb",)
+
+    def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, step=0, **_):
+        impair = f"corrupt {float(loss):g}%"
+        if int(step) > 0:
+            return [link("100mbit"), link(rate, 0, queue=("step", int(step)), limit=3000),
+                    link("1000mbit", float(rtt_ms) / 2, impair=impair, limit=10000)]
+        return [link("100mbit"), link(rate, float(rtt_ms) / 2, impair=impair, limit=3000)]
+
+    def configure(self, net):
+        super().configure(net)
+        for p in range(1, self.paths + 1):
+            mb = int(self.path_opts[p - 1].get("hostbuf_mb", 0))
+            if mb <= 0:
+                continue
+            for n in self.nodes_of(net, p):
+                self._cmd(n, f"sysctl -qw net.ipv4.tcp_rmem='4096 131072 {mb << 20}' "
+                             f"net.ipv4.tcp_wmem='4096 16384 {mb << 20}'")
 
     def per(self, p=1):
         return float(self.path_opts[p - 1].get("loss", 1.0)) / 100

@@ -50,3 +50,32 @@ def test_plots_one_png_per_scenario(tiny, tmp_path):
         # IHDR width x height: the three panels side by side
         w, h = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
         assert w > 2 * h > 0, (f, w, h)
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["--opt", "step=1000"], "--opt needs --scenario"),
+    (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "stpe=1000"],
+     "geo has no option stpe (it has: hostbuf_mb, rate, rtt_ms, step)"),
+    (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "step"],
+     "bad --opt 'step' (KEY=VALUE)"),
+    (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "loss=3"],
+     "geo has no option loss"),
+    (["--scenario", "satellite", "--param", "1e-5", "--ccs", "spec", "--opt", "mss=512"],
+     "satellite has no option mss"),
+])
+def test_bad_topology_options_are_refused_before_anything_runs(argv, msg, capsys):
+    with pytest.raises(SystemExit) as e:
+        bench.main(argv)
+    assert msg in str(e.value)
+
+
+def test_geo_probe_options_shape_the_path():
+    import topos
+    t = topos.GeoTopo.__new__(topos.GeoTopo)
+    plain = t.chain_links(loss=10)
+    assert [(l["rate"], l["queue"]) for l in plain] == [("100mbit", None), ("20mbit", None)]
+    step = t.chain_links(loss=10, step="1000")
+    assert step[1]["rate"] == "20mbit" and step[1]["queue"] == ("step", 1000)
+    assert step[1]["delay_ms"] == 0 and step[2]["delay_ms"] == 300
+    assert "corrupt 10%" in step[2]["impair"] and not step[1]["impair"]
+    assert bench.topo_opts("geo") == {"hostbuf_mb", "rate", "rtt_ms", "step"}
