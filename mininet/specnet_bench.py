@@ -680,7 +680,9 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, help="repetitions")
     ap.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
                     help="with --scenario: a topology option (e.g. geo's step=1000, "
-                         "hostbuf_mb=32; see mininet/topos.py), repeatable")
+                         "hostbuf_mb=32; see mininet/topos.py), or dumbbell's vs=CC (one "
+                         "flow of each case's cc against one of CC), hybrid's base=reno|"
+                         "westwood (cpecn's); repeatable")
     ap.add_argument("--out", help="output directory (resumes if it has results.json)")
     ap.add_argument("--max-paths", type=int, default=12, help="cases side by side, at most")
     ap.add_argument("--no-plots", action="store_true",
@@ -703,12 +705,16 @@ def main(argv=None):
             if not sep or not re.fullmatch(r"[a-z_]+", k) or not v:
                 raise SystemExit(f"specnet-bench: bad --opt '{kv}' (KEY=VALUE)")
             opts[k] = v
-        known = topo_opts(a.scenario)
+        # and the runner's: dumbbell's competing flow, cpecn's base on hybrid
+        known = topo_opts(a.scenario) | {"dumbbell": {"vs"}, "hybrid": {"base"}}.get(
+            a.scenario, set())
         bad = sorted(set(opts) - known)
         if bad:
             raise SystemExit(f"specnet-bench: {a.scenario} has no option {', '.join(bad)} "
                              f"(it has: {', '.join(sorted(known))})")
-        runs = [(a.scenario, opts, values, a.ccs.split(","), a.seconds or 30, a.reps or 1, None)]
+        flows = ["{cc}", opts["vs"]] if "vs" in opts else None
+        runs = [(a.scenario, opts, values, a.ccs.split(","), a.seconds or 30, a.reps or 1,
+                 flows)]
         name = a.scenario
     else:
         if a.opt:

@@ -62,6 +62,8 @@ def test_plots_one_png_per_scenario(tiny, tmp_path):
      "geo has no option loss"),
     (["--scenario", "satellite", "--param", "1e-5", "--ccs", "spec", "--opt", "mss=512"],
      "satellite has no option mss"),
+    (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "vs=cubic"],
+     "geo has no option vs"),
 ])
 def test_bad_topology_options_are_refused_before_anything_runs(argv, msg, capsys):
     with pytest.raises(SystemExit) as e:
