@@ -232,6 +232,7 @@ def run_batch(cases, log):
     tb = time.time()
     net = Mininet(topo=topo, controller=None, build=True, waitConnected=False)
     records, procs = [], []
+    tp_kbps = tp_prev = None
     sampler = lab.QueueSampler(period=0.5)
     try:
         if base:
@@ -257,6 +258,14 @@ def run_batch(cases, log):
             for _, port in flows:
                 rcv.cmd(f"iperf3 -s -1 -D -p {port} --logfile /tmp/iperf3-{rcv.name}-{port}.log")
             plan.append((c, p, flows))
+        if any(fc == "tp" for _, _, fl in plan for fc, _ in fl):
+            # tp's C: the bottleneck's rate, known, as the paper assumes
+            # (0, the per-connection estimate, is a flow's own best rate:
+            # with others sharing it counts N = 1 and holds what it has)
+            caps = {topo.capacity_bps(p) for _, p, _ in plan}
+            tp_kbps = int(caps.pop() // 1000) if len(caps) == 1 else 0
+            tp_prev = set_tp_capacity(tp_kbps)
+            log(f"tcp_tp capacity_kbps {tp_kbps}")
         time.sleep(1)
         for c, p, _ in plan:
             out = topo.sender(net, p).cmd(f"ping -c 1 -W 5 {topo.dst_ip(p)}")
@@ -322,6 +331,8 @@ def run_batch(cases, log):
             for r in frecs:
                 r.update(shared)
                 r["counters"] = counters.get(r["flow_cc"], {})
+                if r["flow_cc"] == "tp":
+                    r["tp_capacity_kbps"] = tp_kbps
                 if j is not None:
                     r["jain"] = j
                     tot = sum(x.get("goodput_bps", 0) for x in frecs)
@@ -338,6 +349,8 @@ def run_batch(cases, log):
         log(f"torn down in {time.time() - ts:.0f}s")
         if base:
             set_cpecn_base("reno")
+        if tp_prev is not None:
+            set_tp_capacity(tp_prev)
 
 
 def background(report, seconds):
@@ -354,6 +367,16 @@ def set_cpecn_base(base):
     """tcp_cpecn's `base` (read when a connection starts: one per batch)."""
     with open("/sys/module/tcp_cpecn/parameters/base", "w") as f:
         f.write(base)
+
+
+def set_tp_capacity(kbps):
+    """tcp_tp's `capacity_kbps` (read at each prediction): the old value."""
+    path = "/sys/module/tcp_tp/parameters/capacity_kbps"
+    with open(path) as f:
+        old = int(f.read())
+    with open(path, "w") as f:
+        f.write(str(int(kbps)))
+    return old
 
 
 def frame_bytes(topo):
