@@ -275,34 +275,38 @@ def test_ten_flows_share_the_link(tp, figure):
     """10 tp flows of 100 ms RTT (a share of the 83-packet pipe is ~8
     packets; at 40 ms it is 3.3, the window's whole-packet steps are then
     coarser than N's and flows end on the 2-packet floor), beside 10 reno
-    flows on an identical path at the same time for reference, 40 s, the
-    last 20 s measured."""
+    flows on an identical path at the same time for reference, 60 s, the
+    last 50 s measured (the first 10: slow start and the predictor's
+    ring)."""
     lab.set_param("tcp_tp", "capacity_kbps", RATE_MBIT * 1000)
     chains = {cc: bottleneck_chain(rtt_ms=100) for cc in ("tp", "reno")}
     try:
         for ch in chains.values():
             lab.iperf3_server(ch.ns("rcv"))
-        res = side_by_side(chains, 40, extra="-P 10")
+        res = side_by_side(chains, 60, extra="-P 10")
         n = counters(chains["tp"])
     finally:
         for ch in chains.values():
             ch.destroy()
-    per = {cc: per_stream_bps(r, last=20) for cc, r in res.items()}
+    per = {cc: per_stream_bps(r, last=50) for cc, r in res.items()}
     j = {cc: jain(p) for cc, p in per.items()}
+    j20 = {cc: jain(per_stream_bps(r, last=20)) for cc, r in res.items()}
     for cc in per:
         figure(f"{cc} per-flow Mbit/s", [round(x / 1e6, 2) for x in per[cc]])
-        figure(f"{cc} Jain, total Mbit/s", f"{j[cc]:.3f}, {sum(per[cc]) / 1e6:.2f}")
+        figure(f"{cc} Jain (last 50 s, last 20 s), total Mbit/s",
+               f"{j[cc]:.3f}, {j20[cc]:.3f}, {sum(per[cc]) / 1e6:.2f}")
+    figure("retransmits tp, reno", [lab.retransmits(r) for r in res.values()])
     figure("tp counters", n)
     assert n["predictions"] > 0, n
     assert sum(per["tp"]) >= 0.7 * RATE_MBIT * 1e6, per
     # no flow stalls (none below half the 2-packet floor's rate)
     assert min(per["tp"]) >= 0.1e6, per     # 2 packets per RTT: 0.23 Mbit/s
-    # They share it: Jain 0.93-0.98 in the VM (Reno 0.96-0.99 beside it).
-    # While the band's upper edge used the minimum RTT, any queue pushed
-    # flows to the 2-packet floor and one flow kept the pipe: 0.17-0.49.
-    # The issue's 0.95 is not reached every run (issue 5); 0.85 leaves
-    # TCG's margin and fails the old behaviour.
-    assert j["tp"] >= 0.85, (j, per)
+    # The issue's (and the paper's) fairness: measured 0.97-0.99 over the
+    # last 50 s in the VM (Reno beside it 0.975-0.995; over only the last
+    # 20 s both swing, 0.93-0.99). While the band's upper edge used the
+    # minimum RTT, any queue pushed flows to the 2-packet floor and one
+    # flow kept the pipe: 0.17-0.49.
+    assert j["tp"] >= 0.95, (j, per)
 
 
 def test_capacity_twice_the_truth_still_converges(tp, figure):

@@ -979,9 +979,12 @@ static void test_band(void)
 	u32 lo, hi, n, mss, rtt, srtt, clampw, cw, w, wl, wh;
 	u64 c;
 
-	/* 10 Mbit/s, 50 ms min, 60 ms srtt, 1448: N = 3 14, N - 1 = 2 25 */
+	/* 10 Mbit/s, 50 ms min, 60 ms srtt, 1448: N = 3 14, N - 1 = 2 25 + 1 */
 	tp_band(10000000, 50000, 60000, 3, 1448, 10000, &lo, &hi);
-	CHECK(lo == 14 && hi == 25, "band %u..%u", lo, hi);
+	CHECK(lo == 14 && hi == 26, "band %u..%u", lo, hi);
+	/* N - 1's window is 11.4 packets: the upper edge is 11 + 1 */
+	tp_band(10000000, 100000, 100000, 12, 1000, 10000, &lo, &hi);
+	CHECK(lo == 10 && hi == 12, "small share: %u..%u", lo, hi);
 	tp_band(10000000, 50000, 60000, 1, 1448, 10000, &lo, &hi);
 	CHECK(lo == 43 && hi == 43, "N = 1: %u..%u", lo, hi);
 	tp_band(10000000, 50000, 60000, 3, 1448, 20, &lo, &hi);
@@ -1008,6 +1011,8 @@ static void test_band(void)
 		wl = tp_cwnd(c, rtt, n, mss);
 		wl = wl < clampw ? wl : clampw;
 		wh = n > 1 ? tp_cwnd(c, srtt, n - 1, mss) : wl;
+		if (n > 1 && wh < U32_MAX)
+			wh++;
 		wh = wh < clampw ? wh : clampw;
 		wh = wh > wl ? wh : wl;
 		bad += lo != wl || hi != wh || lo > hi;
