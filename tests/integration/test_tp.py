@@ -2,9 +2,9 @@
 registration, parameters, module lifetime, the prediction and N per socket
 (`ss -ti`), the counters, and the behaviours of the issue: fewer
 retransmissions than Reno over self-similar background load with goodput
-within 10%; 10 tp flows share the link (Jain >= 0.85 asserted, none
-starves; the issue's 0.95 is not reached every run); a stable flow
-when the capacity parameter is twice the truth.
+within 10%; 10 tp flows share the link (the issue's Jain >= 0.95 over
+the last 50 s of 60, none starves); a stable flow when the capacity
+parameter is twice the truth.
 
 Bottleneck: 10 Mbit/s (htb) with a 100-packet FIFO, 40 ms RTT (netem on the
 ACK path). 10 rather than the issue's example 20 Mbit/s: two such paths run
