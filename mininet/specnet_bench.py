@@ -57,9 +57,9 @@ SCENARIOS = {
     "red": dict(topo="RedTopo", param="max_th", unit="RED max_th (packets)", ecn=True,
                 side=True, log=False, flows=2),
 }
-# opts that are the runner's, not the topology's: the competing flow's cc,
-# tcp_cpecn's base algorithm
-RUNNER_OPTS = ("vs", "base")
+# opts that are the runner's, not the topology's, and the scenarios that
+# take them: the competing flow's cc, tcp_cpecn's base algorithm
+RUNNER_OPTS = {"vs": ("dumbbell",), "base": ("hybrid",)}
 ONOFF_SIZE = 1200       # UDP payload of the onoff background (+ 28 bytes UDP/IP)
 
 PAPER = {
@@ -236,7 +236,7 @@ def run_batch(cases, log):
     sampler = lab.QueueSampler(period=0.5)
     try:
         if base:
-            set_cpecn_base(base)
+            lab.set_param("tcp_cpecn", "base", base)
         net.start()
         topo.configure(net)
         plan = []                       # (case, path, [(flow cc, port)])
@@ -264,7 +264,8 @@ def run_batch(cases, log):
             # with others sharing it counts N = 1 and holds what it has)
             caps = {topo.capacity_bps(p) for _, p, _ in plan}
             tp_kbps = int(caps.pop() // 1000) if len(caps) == 1 else 0
-            tp_prev = set_tp_capacity(tp_kbps)
+            tp_prev = lab.get_param("tcp_tp", "capacity_kbps")
+            lab.set_param("tcp_tp", "capacity_kbps", tp_kbps)
             log(f"tcp_tp capacity_kbps {tp_kbps}")
         time.sleep(1)
         for c, p, _ in plan:
@@ -348,9 +349,9 @@ def run_batch(cases, log):
         net.stop()
         log(f"torn down in {time.time() - ts:.0f}s")
         if base:
-            set_cpecn_base("reno")
+            lab.set_param("tcp_cpecn", "base", "reno")
         if tp_prev is not None:
-            set_tp_capacity(tp_prev)
+            lab.set_param("tcp_tp", "capacity_kbps", tp_prev)
 
 
 def background(report, seconds):
@@ -361,22 +362,6 @@ def background(report, seconds):
         return dict(background_error=report.strip()[-200:])
     return dict(background_offered_bps=round(b["mean_bps"]),
                 background_sent_bps=round(b["packets_sent"] * 8 * (ONOFF_SIZE + 28) / seconds))
-
-
-def set_cpecn_base(base):
-    """tcp_cpecn's `base` (read when a connection starts: one per batch)."""
-    with open("/sys/module/tcp_cpecn/parameters/base", "w") as f:
-        f.write(base)
-
-
-def set_tp_capacity(kbps):
-    """tcp_tp's `capacity_kbps` (read at each prediction): the old value."""
-    path = "/sys/module/tcp_tp/parameters/capacity_kbps"
-    with open(path) as f:
-        old = int(f.read())
-    with open(path, "w") as f:
-        f.write(str(int(kbps)))
-    return old
 
 
 def frame_bytes(topo):
@@ -728,9 +713,8 @@ def main(argv=None):
             if not sep or not re.fullmatch(r"[a-z_]+", k) or not v:
                 raise SystemExit(f"specnet-bench: bad --opt '{kv}' (KEY=VALUE)")
             opts[k] = v
-        # and the runner's: dumbbell's competing flow, cpecn's base on hybrid
-        known = topo_opts(a.scenario) | {"dumbbell": {"vs"}, "hybrid": {"base"}}.get(
-            a.scenario, set())
+        known = topo_opts(a.scenario) | {k for k, sc in RUNNER_OPTS.items()
+                                         if a.scenario in sc}
         bad = sorted(set(opts) - known)
         if bad:
             raise SystemExit(f"specnet-bench: {a.scenario} has no option {', '.join(bad)} "

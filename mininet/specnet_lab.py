@@ -94,6 +94,18 @@ def set_param(module, param, value):
         f.write(str(value))
 
 
+def get_param(module, param, default=None):
+    """A module parameter's value (a string); @default while the module is
+    not loaded, if given."""
+    try:
+        with open(f"/sys/module/{module}/parameters/{param}") as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        if default is None:
+            raise
+        return default
+
+
 def parse_counters(text):
     """Our modules' counter files: "name value" lines -> dict."""
     out = {}

@@ -45,15 +45,6 @@ def leftovers():
     return links, shells, qdiscs
 
 
-def tp_capacity():
-    """tcp_tp's capacity_kbps; "0", its default, while not loaded."""
-    try:
-        with open("/sys/module/tcp_tp/parameters/capacity_kbps") as f:
-            return f.read().strip()
-    except FileNotFoundError:
-        return "0"
-
-
 def bench_run(*args, timeout=900):
     p = subprocess.run([sys.executable, BENCH, *args], capture_output=True, text=True,
                        timeout=timeout)
@@ -77,7 +68,7 @@ def test_tiny_run_every_scenario_validates_and_resumes():
     """Every topology is built in Mininet, carries its flows, and goes
     away without leftovers (links, node shells, qdiscs)."""
     before = leftovers()
-    cap0 = tp_capacity()
+    cap0 = lab.get_param("tcp_tp", "capacity_kbps", default="0")
     with tempfile.TemporaryDirectory() as out:
         p = bench_run("--suite", "tiny", "--seconds", "3", "--out", out, "--no-plots")
         assert p.returncode == 0, p.stderr[-2000:]
@@ -108,7 +99,7 @@ def test_tiny_run_every_scenario_validates_and_resumes():
         # tp runs with C known, the onoff bottleneck's 20 Mbit/s, and the
         # module parameter is as it was afterwards
         assert onoff["cc"] == "tp" and onoff["tp_capacity_kbps"] == 20000, onoff
-        assert tp_capacity() == cap0
+        assert lab.get_param("tcp_tp", "capacity_kbps", default="0") == cap0
         dumb = [r for r in recs if r["scenario"] == "dumbbell"]
         assert len(dumb) == 2 and all(0 < r["jain"] <= 1.0000001 for r in dumb)
         with open(os.path.join(out, "summary.md")) as f:

@@ -975,25 +975,30 @@ static void test_flows_cwnd(void)
 
 static void test_band(void)
 {
+	/* C 10 Mbit/s throughout */
+	static const struct {
+		u32 rtt, srtt, n, mss, clamp, lo, hi;
+		const char *what;
+	} cases[] = {
+		/* N = 3: 14.4 at 50 ms; N - 1 = 2: 25.9 at 60 ms, + 1 */
+		{ 50000, 60000, 3, 1448, 10000, 14, 26, "band" },
+		/* N - 1's window is 11.4 packets: the upper edge is 11 + 1 */
+		{ 100000, 100000, 12, 1000, 10000, 10, 12, "small share" },
+		{ 50000, 60000, 1, 1448, 10000, 43, 43, "N = 1" },
+		{ 50000, 60000, 3, 1448, 20, 14, 20, "clamp" },
+		{ 50000, 60000, 3, 1448, 10, 10, 10, "clamp below lo" },
+		/* srtt far below the min RTT: hi not under lo */
+		{ 500000, 1000, 3, 1448, 10000, 143, 143, "inverted" },
+	};
 	unsigned int i, bad = 0, bad_w = 0;
 	u32 lo, hi, n, mss, rtt, srtt, clampw, cw, w, wl, wh;
 	u64 c;
 
-	/* 10 Mbit/s, 50 ms min, 60 ms srtt, 1448: N = 3 14, N - 1 = 2 25 + 1 */
-	tp_band(10000000, 50000, 60000, 3, 1448, 10000, &lo, &hi);
-	CHECK(lo == 14 && hi == 26, "band %u..%u", lo, hi);
-	/* N - 1's window is 11.4 packets: the upper edge is 11 + 1 */
-	tp_band(10000000, 100000, 100000, 12, 1000, 10000, &lo, &hi);
-	CHECK(lo == 10 && hi == 12, "small share: %u..%u", lo, hi);
-	tp_band(10000000, 50000, 60000, 1, 1448, 10000, &lo, &hi);
-	CHECK(lo == 43 && hi == 43, "N = 1: %u..%u", lo, hi);
-	tp_band(10000000, 50000, 60000, 3, 1448, 20, &lo, &hi);
-	CHECK(lo == 14 && hi == 20, "clamp: %u..%u", lo, hi);
-	tp_band(10000000, 50000, 60000, 3, 1448, 10, &lo, &hi);
-	CHECK(lo == 10 && hi == 10, "clamp below lo: %u..%u", lo, hi);
-	/* srtt far below the min RTT: hi not under lo */
-	tp_band(10000000, 500000, 1000, 3, 1448, 10000, &lo, &hi);
-	CHECK(lo == 143 && hi == 143, "inverted: %u..%u", lo, hi);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tp_band(10000000, cases[i].rtt, cases[i].srtt, cases[i].n, cases[i].mss,
+			cases[i].clamp, &lo, &hi);
+		CHECK(lo == cases[i].lo && hi == cases[i].hi, "%s: %u..%u", cases[i].what, lo, hi);
+	}
 	CHECK(tp_band_window(100, 14, 25, 1) == 25, "down to hi");
 	CHECK(tp_band_window(5, 14, 25, 1) == 14, "up to lo");
 	CHECK(tp_band_window(5, 14, 25, 0) == 5, "no floor: decrease stands");
