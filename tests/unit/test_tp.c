@@ -1031,6 +1031,51 @@ static void test_band(void)
 	CHECK(bad_w == 0, "band window: %u wrong", bad_w);
 }
 
+/*
+ * A decrease stands against the floor until N falls below the N at the
+ * decrease or cwnd regrows to lo: the sequence of the VM's dumbbell (a CE
+ * mark at N = 2, N rising to 3 as the flow's throughput drops, a second
+ * mark there, N back to 2) and of on/off cross traffic going off (N = 1).
+ */
+static void test_decrease(void)
+{
+	static const struct {
+		int decrease;		/* 1: a decrease at N = flows, else an ACK */
+		u32 flows, cwnd, lo, want;
+		const char *what;
+	} steps[] = {
+		{ 1, 2, 13, 16, 2, "mark at N = 2" },
+		{ 0, 3, 13, 11, 0, "N = 3 and cwnd >= its lo: no longer stands" },
+		{ 1, 2, 13, 16, 2, "mark at N = 2" },
+		{ 0, 3, 13, 10, 0, "cwnd >= lo" },
+		{ 1, 2, 12, 16, 2, "mark at N = 2" },
+		{ 1, 3, 9, 11, 2, "second mark at N = 3: stands at 2" },
+		{ 0, 2, 14, 16, 2, "N back to 2, cwnd < lo: stands" },
+		{ 0, 0, 14, 16, 2, "no N: stands" },
+		{ 0, 2, 16, 16, 0, "regrown to lo" },
+		{ 1, 0, 20, 0, 0, "decrease before any N: none stands" },
+		{ 1, 2, 12, 16, 2, "mark at N = 2" },
+		{ 1, 0, 8, 16, 2, "decrease with no N: still 2" },
+		{ 0, 1, 8, 33, 0, "N = 1 < 2: capacity freed" },
+		{ 1, 1, 20, 33, 1, "loss at N = 1" },
+		{ 0, 1, 32, 33, 1, "N = 1: stands until lo" },
+		{ 0, 1, 33, 33, 0, "regrown" },
+	};
+	unsigned int i;
+	u32 dec = 0;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (steps[i].decrease)
+			dec = tp_decrease(dec, steps[i].flows);
+		/* the (next) ACK's check */
+		dec = tp_decrease_stands(dec, steps[i].flows, steps[i].cwnd, steps[i].lo);
+		CHECK(dec == steps[i].want, "step %u, %s: %u", i, steps[i].what, dec);
+	}
+	CHECK(tp_decrease_stands(0, 5, 1, 100) == 0, "none standing stays none");
+	CHECK(tp_decrease(7, 3) == 3 && tp_decrease(3, 7) == 3 && tp_decrease(0, 4) == 4,
+	      "the smallest N");
+}
+
 static void test_params(void)
 {
 	struct tp_params p;
@@ -1065,6 +1110,7 @@ int main(void)
 	test_sampler();
 	test_flows_cwnd();
 	test_band();
+	test_decrease();
 	test_series();
 	test_prediction_quality();
 	test_degenerate();

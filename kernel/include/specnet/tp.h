@@ -705,9 +705,8 @@ static inline void tp_band(u64 capacity_bps, u32 rtt_us, u32 srtt_us, u32 flows,
 }
 
 /*
- * cwnd moved into [lo, hi], never below TP_MIN_CWND; floor 0 (one interval
- * after a loss or an ECN reduction) leaves out the lower edge, so the
- * decrease stands.
+ * cwnd moved into [lo, hi], never below TP_MIN_CWND; floor 0 (while a
+ * decrease stands: tp_decrease_stands()) leaves out the lower edge.
  */
 static inline u32 tp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
 {
@@ -715,6 +714,33 @@ static inline u32 tp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
 	u32 h = max_t(u32, hi, TP_MIN_CWND);
 
 	return cwnd < l ? l : cwnd > h ? h : cwnd;
+}
+
+/*
+ * Whether a decrease (a loss or an ECN reduction) still stands against the
+ * band's floor: dec_flows is the smallest N seen at a decrease since it
+ * began to stand (0: none stands, or there was no N). The floor would hand
+ * back the share the congestion signal took away, one interval later, to a
+ * flow whose competitors (Reno, CUBIC) are still below theirs: against
+ * CUBIC on an ECN bottleneck tp took 57-63% of the link. So the decrease
+ * stands until the prediction shows fewer flows than at the decrease
+ * (N < dec_flows: capacity freed, as when on/off cross traffic goes off),
+ * or until additive increase has brought cwnd back to lo. Returns the
+ * dec_flows to keep: 0 once the decrease no longer stands.
+ */
+static inline u32 tp_decrease_stands(u32 dec_flows, u32 flows, u32 cwnd, u32 lo)
+{
+	if (!dec_flows || (flows && flows < dec_flows) || cwnd >= lo)
+		return 0;
+	return dec_flows;
+}
+
+/* A decrease at N = flows (0: no N yet): the N it stands against. */
+static inline u32 tp_decrease(u32 dec_flows, u32 flows)
+{
+	if (!dec_flows)
+		return flows;
+	return flows ? min_t(u32, dec_flows, flows) : dec_flows;
 }
 
 #endif /* _SPECNET_TP_H */
