@@ -697,9 +697,12 @@ static inline void tp_band(u64 capacity_bps, u32 rtt_us, u32 srtt_us, u32 flows,
 			   u32 clamp, u32 *lo, u32 *hi)
 {
 	*lo = min_t(u32, tp_cwnd(capacity_bps, rtt_us, flows, mss), clamp);
-	*hi = flows > 1 ? tp_cwnd(capacity_bps, srtt_us, flows - 1, mss) : *lo;
-	if (flows > 1 && *hi < U32_MAX)
-		(*hi)++;
+	*hi = *lo;
+	if (flows > 1) {
+		*hi = tp_cwnd(capacity_bps, srtt_us, flows - 1, mss);
+		if (*hi < U32_MAX)
+			(*hi)++;
+	}
 	*hi = min_t(u32, *hi, clamp);
 	*hi = max_t(u32, *hi, *lo);
 }
