@@ -98,10 +98,10 @@
  *    low throughput. The ring is kept.
  *  - a decrease (loss, ECN) stands against the band's floor: for one
  *    interval, then until N falls below the N at the decrease (capacity
- *    freed) or additive increase brings cwnd back to the floor
+ *    freed) or additive increase brings cwnd back to that N's floor
  *    (tp_decrease_stands() in tp.h). With the floor back after one
  *    interval, tp against one CUBIC flow on a RED+ECN bottleneck took
- *    57-63% of the link (window_up after about every mark); now 50-57%.
+ *    57-63% of the link (window_up after about every mark); now 45-55%.
  *    Decreases before the first N stand for the interval only.
  *  - when the window set is below ssthresh, ssthresh follows it down:
  *    otherwise the next ACK would be in slow start again and undo it.

@@ -1033,9 +1033,10 @@ static void test_band(void)
 
 /*
  * A decrease stands against the floor until N falls below the N at the
- * decrease or cwnd regrows to lo: the sequence of the VM's dumbbell (a CE
- * mark at N = 2, N rising to 3 as the flow's throughput drops, a second
- * mark there, N back to 2) and of on/off cross traffic going off (N = 1).
+ * decrease or cwnd regrows to lo at that N: the sequences of the VM's
+ * dumbbell (a CE mark at N = 2, N rising to 3 as the flow's throughput
+ * drops, a second mark there, N back to 2) and of on/off cross traffic
+ * going off (N = 1).
  */
 static void test_decrease(void)
 {
@@ -1045,9 +1046,9 @@ static void test_decrease(void)
 		const char *what;
 	} steps[] = {
 		{ 1, 2, 13, 16, 2, "mark at N = 2" },
-		{ 0, 3, 13, 11, 0, "N = 3 and cwnd >= its lo: no longer stands" },
-		{ 1, 2, 13, 16, 2, "mark at N = 2" },
-		{ 0, 3, 13, 10, 0, "cwnd >= lo" },
+		{ 0, 3, 13, 11, 2, "N = 3, cwnd above its lo: still stands" },
+		{ 0, 2, 14, 16, 2, "N back to 2, cwnd < lo: stands" },
+		{ 0, 2, 16, 16, 0, "cwnd regrown to lo at N = 2" },
 		{ 1, 2, 12, 16, 2, "mark at N = 2" },
 		{ 1, 3, 9, 11, 2, "second mark at N = 3: stands at 2" },
 		{ 0, 2, 14, 16, 2, "N back to 2, cwnd < lo: stands" },

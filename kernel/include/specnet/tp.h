@@ -728,12 +728,17 @@ static inline u32 tp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
  * CUBIC on an ECN bottleneck tp took 57-63% of the link. So the decrease
  * stands until the prediction shows fewer flows than at the decrease
  * (N < dec_flows: capacity freed, as when on/off cross traffic goes off),
- * or until additive increase has brought cwnd back to lo. Returns the
- * dec_flows to keep: 0 once the decrease no longer stands.
+ * or until additive increase has brought cwnd back to lo at N = dec_flows.
+ * While N is above dec_flows (the flow's own throughput fell with the
+ * decrease), lo is that larger N's, below the floor the decrease took the
+ * flow under: reaching it proves nothing, and the floor would lift the
+ * flow as soon as N came back. Returns the dec_flows to keep: 0 once the
+ * decrease no longer stands.
  */
 static inline u32 tp_decrease_stands(u32 dec_flows, u32 flows, u32 cwnd, u32 lo)
 {
-	if (!dec_flows || (flows && flows < dec_flows) || cwnd >= lo)
+	if (!dec_flows || (flows && flows < dec_flows) ||
+	    (flows == dec_flows && cwnd >= lo))
 		return 0;
 	return dec_flows;
 }
