@@ -36,7 +36,7 @@ SRC_SUB  ?= src
 EXTRA    ?=
 
 .PHONY: all modules userspace setup test test-host test-vm demo bench check \
-	install clean help print-kvers
+	install clean help print-kvers demo-run bench-run test-run
 
 all: modules userspace
 
@@ -60,8 +60,10 @@ $(foreach k,$(KVERS),$(eval $(call modules_for,$(k))))
 userspace:
 	@$(MAKE) --no-print-directory -C $(TOP)/userspace O=$(BUILD)/userspace
 
+# SETUP: the set-up command (tests replace it to simulate a fresh machine).
+SETUP ?= bash $(TOP)/scripts/setup.sh
 setup:
-	@bash $(TOP)/scripts/setup.sh
+	@$(SETUP)
 
 # W=1 and sparse over every supported kernel; any warning fails.
 check:
@@ -74,24 +76,47 @@ check:
 	done
 	@bash $(TOP)/scripts/checkpatch.sh 2>/dev/null
 
+# demo, bench and test run a second make after `setup`: the kernel list
+# (ALL_KVERS) is read when make parses the Makefile, so on a fresh machine
+# it is empty until setup has installed the kernels.
+NOKERNEL = { echo "$@: no supported kernel (6.1 or 6.12) with headers in /lib/modules: run make setup"; exit 1; }
+
 test: setup
-	@$(PY) $(TOP)/tests/run.py --kernels "$(ALL_KVERS)" $(if $(K),-k "$(K)")
+	@$(MAKE) --no-print-directory test-run
+test-run:
+	@[ -n "$(ALL_KVERS)" ] || $(NOKERNEL)
+	@echo "test: kernels $(ALL_KVERS)"
+	@$(if $(DRY),true,$(PY)) $(TOP)/tests/run.py --kernels "$(ALL_KVERS)" $(if $(K),-k "$(K)")
 
 test-host: setup
 	@$(PY) $(TOP)/tests/run.py --host-only
 
+# DRY=1: resolve the kernels after setup, print them and stop (the
+# fresh-machine test, tests/host/test_fresh_machine.py).
 demo: setup
+	@$(MAKE) --no-print-directory demo-run
+demo-run:
+	@[ -n "$(firstword $(ALL_KVERS))" ] || $(NOKERNEL)
+	@echo "demo: kernel $(firstword $(ALL_KVERS))"
+ifeq ($(DRY),)
 	@$(MAKE) --no-print-directory KVERS="$(firstword $(ALL_KVERS))" modules
 	@$(PY) $(TOP)/mininet/demo.py --kernel "$(firstword $(ALL_KVERS))"
+endif
 
 # specnet-bench in the VM: SUITE=full (default), demo or tiny; BENCH_ARGS
 # for more (e.g. --seconds 30 --reps 3, or --out results/<dir> to resume)
 SUITE ?= full
-BENCH_KVER ?= $(firstword $(ALL_KVERS))
 bench: setup
-	@$(MAKE) --no-print-directory KVERS="$(BENCH_KVER)" modules
-	@$(PY) $(TOP)/tests/vm/vm.py --kernel "$(BENCH_KVER)" --timeout 7200 -- \
-		$(PY) $(TOP)/mininet/specnet_bench.py --suite $(SUITE) $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-run
+BENCH_K = $(or $(BENCH_KVER),$(firstword $(ALL_KVERS)))
+bench-run:
+	@[ -n "$(BENCH_K)" ] || $(NOKERNEL)
+	@echo "bench: kernel $(BENCH_K)"
+ifeq ($(DRY),)
+	@$(MAKE) --no-print-directory KVERS="$(BENCH_K)" modules
+	@$(PY) $(TOP)/tests/vm/vm.py --kernel "$(BENCH_K)" \
+		--timeout 7200 -- $(PY) $(TOP)/mininet/specnet_bench.py --suite $(SUITE) $(BENCH_ARGS)
+endif
 
 TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc
 SBINDIR  ?= /usr/local/sbin
