@@ -532,6 +532,20 @@ def node_nstat(node, *names):
     return sum(parse_nstat(node.cmd("nstat -az " + " ".join(names)), names).values())
 
 
+def node_reachable(node, ip, tries=10, wait_s=3):
+    """Whether @node reaches @ip: pings one at a time until one is answered,
+    at most @tries, each given @wait_s. One ping across a lossy path fails
+    with the path's PER (1 in 3 at BER 5e-5 on the satellite); ten fail
+    together with PER^10 (2e-5 there). Returns (reached, pings sent)."""
+    out = node.cmd(f"n=0; for i in $(seq {int(tries)}); do n=$i; "
+                   f"ping -n -c 1 -W {int(wait_s)} {ip} >/dev/null 2>&1 && break; n=fail; "
+                   "done; echo reach=$n")
+    m = re.search(r"reach=(\d+|fail)", out)
+    if not m or m.group(1) == "fail":
+        return False, int(tries)
+    return True, int(m.group(1))
+
+
 def node_qdisc_stats(node, intf):
     """marks, drops and packets of the leaf queue (parent 1:1, else the
     first that is not HTB) on @node's @intf, from tc -s -j."""
@@ -667,13 +681,49 @@ class QueueSampler:
         return self.series
 
 
+def node_netem_stats(node, intf):
+    """sent_pkts and drops of the netem qdisc (root or leaf) on @node's
+    @intf, from tc -s -j; {} when there is none."""
+    try:
+        qs = json.loads(node.cmd(f"tc -s -j qdisc show dev {intf}"))
+    except ValueError:
+        return {}
+    q = next((q for q in qs if q.get("kind") == "netem"), None)
+    if not q:
+        return {}
+    return dict(sent_pkts=q.get("packets", 0), drops=q.get("drops", 0))
+
+
 # ---- lossy-link arithmetic (algorithms.md section 6) -----------------------
 
+# What a node counts when it discards a corrupted frame: IP header errors
+# (a bad header checksum, version or length; counted by the first node after
+# the lossy hop, which drops the packet) and TCP segment errors (a bad
+# checksum; counted by the receiver, routers do not check it). A flip in the
+# destination MAC or the EtherType (8 of the 14 Ethernet bytes) is dropped
+# without an IP or TCP counter: at most 8/1066 of the corrupted frames of a
+# 1000-byte segment go uncounted.
+DISCARD_COUNTERS = ("IpInHdrErrors", "TcpInErrs")
+
+
 def per_from_ber(ber, frame_bytes):
-    """Packet error rate of a frame of @frame_bytes at bit error rate @ber."""
+    """Packet error rate of a frame of @frame_bytes at bit error rate @ber:
+    1 - (1 - BER)^(8 frame)."""
     return 1.0 - (1.0 - ber) ** (8 * frame_bytes)
 
 
 def ceiling_bps(capacity_bps, per, payload, frame):
-    """Physical ceiling C (1 - PER) payload/frame."""
+    """Physical ceiling C (1 - PER) payload/frame, @frame the wire frame
+    (what the shaper charges: the IP packet + 14 bytes of Ethernet)."""
     return capacity_bps * (1.0 - per) * payload / frame
+
+
+def realized_per(through, discarded):
+    """The PER a run realized: frames @discarded (errors counted after a
+    corrupting hop, or a lossy hop's drops) over the frames that entered the
+    lossy hop (@through). None when nothing was counted."""
+    if not through or discarded is None:
+        return None
+    if discarded > through:
+        raise ValueError(f"{discarded} discarded of {through} frames: counters disagree")
+    return discarded / through

@@ -17,7 +17,8 @@ satellite: the SpecTCP paper's path, once per (flow) "path" so that several
   * the gateway queue (gw1 -> sat) is HTB at 64 kbit/s with an ECN-marking
     RED child (min 5, max 15 packets, max_p 0.1 by default), or pfifo;
   * the satellite hop (sat) adds 280 ms each way and corrupts the data
-    direction with PER = 1 - (1 - BER)^(8 * frame);
+    direction with PER = 1 - (1 - BER)^(8 * wire frame), the wire frame
+    being the Ethernet frame the shaper charges (MTU + 14 bytes);
   * the return link (gw2 -> sat) is 64 kbit/s too;
   * MTU = frame size (1052 bytes: MSS 1000 + 52 bytes of TCP/IP headers
     with timestamps; 564 for MSS 512), so one TCP segment is one frame;
@@ -59,6 +60,7 @@ from mininet.topo import Topo
 import specnet_lab as lab
 
 TCPIP_HDR = 52      # IPv4 20 + TCP 20 + timestamps 12
+ETH_HDR = 14        # HTB and netem charge skb->len: the Ethernet header counts
 
 
 class LinuxRouter(Node):
@@ -75,14 +77,74 @@ class LinuxRouter(Node):
 
 class PathsTopo(Topo):
     """Independent paths p = 1..paths, each from sender h1p<p> to receiver
-    h2p<p>; subclasses give dst_ip(p), bottleneck(net, p), per(p),
-    ceiling_bps(p), rtt_ms(p) and capacity_bps(p)."""
+    h2p<p>; subclasses give dst_ip(p), bottleneck(net, p), frame(),
+    payload(), per(p) (the nominal PER), capacity_bps(p), rtt_ms(p), and
+    lossy_hop(net, p) (where the impairment is applied, if anywhere).
+
+    Ceilings (algorithms.md section 6): C (1 - PER) payload / wire frame,
+    the wire frame being what the shaper charges (the IP packet plus the
+    Ethernet header). ceiling_bps(p) is the nominal one; realized(net, p)
+    reads the lossy hop's counters after a run and gives the realized PER
+    and the ceiling from it, the one figures are judged on."""
 
     def sender(self, net, p):
         return net[f"h1p{p}"]
 
     def receiver(self, net, p):
         return net[f"h2p{p}"]
+
+    def wire_frame(self):
+        """Ethernet frame of a full-sized segment: the IP MTU + 14."""
+        return self.frame() + ETH_HDR
+
+    def payload(self):
+        """TCP payload of a full-sized segment (timestamps on)."""
+        return self.frame() - TCPIP_HDR
+
+    def ceiling_bps(self, p=1):
+        """The nominal ceiling C (1 - PER) payload / wire frame."""
+        return lab.ceiling_bps(self.capacity_bps(p), self.per(p), self.payload(),
+                               self.wire_frame())
+
+    def lossy_hop(self, net, p):
+        """(node, interface, kind) of path @p's impairment (a netem root or
+        leaf qdisc on the data direction), kind 'corrupt' or 'loss'; None on
+        a loss-free path."""
+        return None
+
+    def realized(self, net, p):
+        """After a run: the packets through path @p's lossy hop, those
+        discarded (corrupt: header/checksum errors counted at the nodes
+        after it; loss: netem's own drops), the realized PER and the
+        ceiling from it. On a loss-free path the PER is 0."""
+        hop = self.lossy_hop(net, p)
+        if hop is None:
+            return dict(lossy_pkts=0, lossy_discarded=0, per_realized=0.0,
+                        ceiling_bps=self.ceiling_bps(p))
+        node, intf, kind = hop
+        st = lab.node_netem_stats(node, intf)
+        if kind == "corrupt":
+            after = self.nodes_after(net, p, node)
+            discarded = sum(lab.node_nstat(n, *lab.DISCARD_COUNTERS) for n in after)
+            through = st.get("sent_pkts")
+        else:
+            discarded = st.get("drops")
+            through = (st["sent_pkts"] + st["drops"]) if "sent_pkts" in st else None
+        per = lab.realized_per(through, discarded)
+        return dict(lossy_pkts=through, lossy_discarded=discarded, per_realized=per,
+                    ceiling_bps=lab.ceiling_bps(self.capacity_bps(p),
+                                                self.per(p) if per is None else per,
+                                                self.payload(), self.wire_frame()))
+
+    @staticmethod
+    def _cmd(node, cmd):
+        """Run @cmd in @node's shell; a non-zero exit raises with the
+        command and its output (a configuration that failed must not be
+        measured)."""
+        out = node.cmd(cmd + " 2>&1; echo rc=$?")
+        if not out.rstrip().endswith("rc=0"):
+            raise RuntimeError(f"{node.name}: `{cmd}` failed: {out.strip()}")
+        return out.rstrip()[:-len("rc=0")]
 
 
 class SatelliteTopo(PathsTopo):
@@ -114,14 +176,20 @@ class SatelliteTopo(PathsTopo):
 
     # -- after net.start() ------------------------------------------------
     def frame(self):
+        """The IP MTU: one TCP segment of MSS + headers (sets the MTU and
+        RED's byte thresholds)."""
         return self.opts["mss"] + TCPIP_HDR
 
     def per(self, p=None):
-        return lab.per_from_ber(self.bers[p - 1] if p else self.opts["ber"], self.frame())
+        """Nominal PER of path @p's BER on the wire frame."""
+        return lab.per_from_ber(self.bers[p - 1] if p else self.opts["ber"], self.wire_frame())
 
-    def ceiling_bps(self, p=None):
-        return lab.ceiling_bps(self.opts["sat_bw_kbit"] * 1000, self.per(p),
-                               self.opts["mss"], self.frame())
+    def lossy_hop(self, net, p):
+        sat = net[f"satp{p}"]
+        return sat, sat.intfList()[1], "corrupt"
+
+    def nodes_after(self, net, p, node):
+        return [net[f"gw2p{p}"], net[f"h2p{p}"]]
 
     @staticmethod
     def mss_for(ber):
@@ -149,41 +217,42 @@ class SatelliteTopo(PathsTopo):
         for i in range(self.paths):
             p = i + 1
             b = ber[i] if isinstance(ber, (list, tuple)) else (self.bers[i] if ber is None else ber)
-            per = lab.per_from_ber(b, frame)
+            self.bers[i] = float(b)         # per(p) and the ceiling follow
+            per = self.per(p)
             h1, h2 = net[f"h1p{p}"], net[f"h2p{p}"]
             gw1, sat, gw2 = net[f"gw1p{p}"], net[f"satp{p}"], net[f"gw2p{p}"]
             for n in (h1, h2, gw1, sat, gw2):
                 for intf in n.intfList():
                     if intf.name != "lo":
-                        n.cmd(f"ip link set {intf} mtu {frame}")
-                        n.cmd(f"ethtool -K {intf} tso off gso off gro off >/dev/null 2>&1")
-            gw1.cmd(f"ip route add 10.{p}.3.0/24 via 10.{p}.2.2")
-            gw1.cmd(f"ip route add 10.{p}.4.0/24 via 10.{p}.2.2")
-            sat.cmd(f"ip route add 10.{p}.1.0/24 via 10.{p}.2.1")
-            sat.cmd(f"ip route add 10.{p}.4.0/24 via 10.{p}.3.2")
-            gw2.cmd(f"ip route add 10.{p}.1.0/24 via 10.{p}.3.1")
-            gw2.cmd(f"ip route add 10.{p}.2.0/24 via 10.{p}.3.1")
+                        self._cmd(n, f"ip link set {intf} mtu {frame}")
+                        self._cmd(n, f"ethtool -K {intf} tso off gso off gro off >/dev/null")
+            self._cmd(gw1, f"ip route add 10.{p}.3.0/24 via 10.{p}.2.2")
+            self._cmd(gw1, f"ip route add 10.{p}.4.0/24 via 10.{p}.2.2")
+            self._cmd(sat, f"ip route add 10.{p}.1.0/24 via 10.{p}.2.1")
+            self._cmd(sat, f"ip route add 10.{p}.4.0/24 via 10.{p}.3.2")
+            self._cmd(gw2, f"ip route add 10.{p}.1.0/24 via 10.{p}.3.1")
+            self._cmd(gw2, f"ip route add 10.{p}.2.0/24 via 10.{p}.3.1")
             # rwnd and initial ssthresh of 30 segments, no cached metrics
-            h1.cmd("sysctl -qw net.ipv4.tcp_no_metrics_save=1 net.ipv4.tcp_no_ssthresh_metrics_save=0")
-            h1.cmd(f"ip route change default via 10.{p}.1.254 ssthresh {o['window']}")
-            h2.cmd(f"ip route change default via 10.{p}.4.254 window {o['window'] * o['mss']}")
+            self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_metrics_save=1 net.ipv4.tcp_no_ssthresh_metrics_save=0")
+            self._cmd(h1, f"ip route change default via 10.{p}.1.254 ssthresh {o['window']}")
+            self._cmd(h2, f"ip route change default via 10.{p}.4.254 window {o['window'] * o['mss']}")
             rate = f"{o['sat_bw_kbit']:g}kbit"
             gq = gw1.intfList()[1]
-            gw1.cmd(f"tc qdisc add dev {gq} root handle 1: htb default 1")
-            gw1.cmd(f"tc class add dev {gq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+            self._cmd(gw1, f"tc qdisc add dev {gq} root handle 1: htb default 1")
+            self._cmd(gw1, f"tc class add dev {gq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
             if o["red"]:
-                gw1.cmd(f"tc qdisc add dev {gq} parent 1:1 handle 10: red limit {30 * frame} "
+                self._cmd(gw1, f"tc qdisc add dev {gq} parent 1:1 handle 10: red limit {30 * frame} "
                         f"min {5 * frame} max {15 * frame} avpkt {frame} burst 7 "
                         f"bandwidth {rate} probability 0.1 ecn")
             else:
-                gw1.cmd(f"tc qdisc add dev {gq} parent 1:1 handle 10: pfifo limit 30")
+                self._cmd(gw1, f"tc qdisc add dev {gq} parent 1:1 handle 10: pfifo limit 30")
             d = f"{o['delay_ms']:g}ms"
-            sat.cmd(f"tc qdisc add dev {sat.intfList()[1]} root netem delay {d} "
+            self._cmd(sat, f"tc qdisc add dev {sat.intfList()[1]} root netem delay {d} "
                     f"corrupt {per * 100:.6f}% limit 1000")
-            sat.cmd(f"tc qdisc add dev {sat.intfList()[0]} root netem delay {d} limit 1000")
+            self._cmd(sat, f"tc qdisc add dev {sat.intfList()[0]} root netem delay {d} limit 1000")
             rq = gw2.intfList()[0]
-            gw2.cmd(f"tc qdisc add dev {rq} root handle 1: htb default 1")
-            gw2.cmd(f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+            self._cmd(gw2, f"tc qdisc add dev {rq} root handle 1: htb default 1")
+            self._cmd(gw2, f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
 
 
 MTU = 1500
@@ -285,23 +354,26 @@ class ChainTopo(PathsTopo):
         return min(rate_bps(l["rate"]) for l in self.chains[p - 1])
 
     def per(self, p=1):
-        """Packet loss rate of path @p's impairments (the ceiling's PER)."""
+        """Nominal packet loss rate of path @p's impairments."""
         return 0.0
 
     def frame(self):
-        """IP packet of a full-sized segment: the MTU."""
+        """IP packet of a full-sized segment: the MTU (at 1500, MSS 1448
+        with timestamps in a 1514-byte wire frame)."""
         return self.mtu
 
-    def ceiling_bps(self, p=1):
-        """C (1 - PER) x payload / frame (at MTU 1500, MSS 1448 with
-        timestamps in a 1514-byte Ethernet frame, which HTB counts)."""
-        return self.capacity_bps(p) * (1 - self.per(p)) * (self.mtu - TCPIP_HDR) / (self.mtu + 14)
+    def lossy_hop(self, net, p):
+        chain = self.chains[p - 1]
+        j = next((j for j, l in enumerate(chain) if l["impair"]), None)
+        if j is None or not float(self.per(p)):
+            return None
+        nodes = self.nodes_of(net, p)
+        kind = "corrupt" if chain[j]["impair"].startswith("corrupt") else "loss"
+        return nodes[j], self.intf(nodes[j], nodes[j + 1]), kind
 
-    @staticmethod
-    def _cmd(node, cmd):
-        out = node.cmd(cmd + " 2>&1; echo rc=$?")
-        if not out.rstrip().endswith("rc=0"):
-            raise RuntimeError(f"{node.name}: `{cmd}`: {out.strip()}")
+    def nodes_after(self, net, p, node):
+        nodes = self.nodes_of(net, p)
+        return nodes[nodes.index(node) + 1:]
 
     def configure(self, net):
         for p in range(1, self.paths + 1):
@@ -310,7 +382,7 @@ class ChainTopo(PathsTopo):
             for n in nodes:
                 for i in n.intfList():
                     if i.name != "lo":
-                        n.cmd(f"ethtool -K {i} tso off gso off gro off >/dev/null 2>&1")
+                        self._cmd(n, f"ethtool -K {i} tso off gso off gro off >/dev/null")
                         if self.mtu != MTU:
                             self._cmd(n, f"ip link set {i} mtu {self.mtu}")
             for i, n in enumerate(nodes[1:-1], start=1):
