@@ -11,6 +11,7 @@ import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(TOP, "tests", "vm"))
+sys.path.insert(0, os.path.join(TOP, "mininet"))
 import vm  # noqa: E402
 
 
@@ -34,6 +35,11 @@ def main():
         if os.path.islink(latest) or os.path.exists(latest):
             os.unlink(latest)
         os.symlink(os.path.basename(out), latest)
+    if os.path.exists(os.path.join(out, "results.json")):
+        # the demo's own figures, as the project quotes them
+        import publish
+        dest, _ = publish.publish(out, "demo")
+        print(f"demo: summary and plot published in {os.path.relpath(dest, TOP)}/")
     return rc
 
 

@@ -197,10 +197,10 @@ def main():
     summary = (f"# satellite scenario ({meta['date']}, kernel {meta['kernel']}, "
                f"commit {meta['commit']}, {a.seconds}s flows)\n\n{tab}\n\n"
                f"Ceilings: C (1 - PER) x payload / wire frame ({records[0]['frame'] if records else '-'}"
-               f" bytes with the Ethernet header); the realized PER is the frames discarded "
-               f"for header/checksum errors after the corrupting hop over the frames through "
-               f"it, per path; x ceiling is judged on the realized one. A failed flow counts "
-               f"as 0.\n"
+               f" bytes with the Ethernet header); the realized PER is, per path, the IPv4 "
+               f"frames that entered the corrupting hop and did not reach the receiver intact "
+               f"over those that entered (docs/bench.md); x ceiling is judged on the realized "
+               f"one. A failed flow counts as 0.\n"
                f"{PAPER['note']}.\n")
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(summary)

@@ -694,16 +694,33 @@ def node_netem_stats(node, intf):
     return dict(sent_pkts=q.get("packets", 0), drops=q.get("drops", 0))
 
 
+def node_filter_packets(node, intf, direction="egress"):
+    """Packets counted by the first filter action on @node's @intf
+    (clsact @direction), from tc -s -j; None when there is none."""
+    try:
+        fs = json.loads(node.cmd(f"tc -s -j filter show dev {intf} {direction}"))
+    except ValueError:
+        return None
+    for f in fs:
+        for act in f.get("options", {}).get("actions", []):
+            st = act.get("stats", {})
+            if "packets" in st:
+                return st["packets"]
+    return None
+
+
 # ---- lossy-link arithmetic (algorithms.md section 6) -----------------------
 
 # What a node counts when it discards a corrupted frame: IP header errors
 # (a bad header checksum, version or length; counted by the first node after
 # the lossy hop, which drops the packet) and TCP segment errors (a bad
 # checksum; counted by the receiver, routers do not check it). A flip in the
-# destination MAC or the EtherType (8 of the 14 Ethernet bytes) is dropped
-# without an IP or TCP counter: at most 8/1066 of the corrupted frames of a
-# 1000-byte segment go uncounted.
+# destination MAC or the EtherType is dropped without either counter, so the
+# realized PER counts deliveries instead (PathsTopo.realized); these are
+# recorded beside it as a cross-check.
 DISCARD_COUNTERS = ("IpInHdrErrors", "TcpInErrs")
+# What a receiver counts when it accepts a packet (PathsTopo.realized)
+DELIVERY_COUNTERS = ("TcpInSegs", "TcpInErrs", "IcmpInMsgs", "IcmpInErrors", "UdpInDatagrams")
 
 
 def per_from_ber(ber, frame_bytes):
@@ -724,6 +741,6 @@ def realized_per(through, discarded):
     lossy hop (@through). None when nothing was counted."""
     if not through or discarded is None:
         return None
-    if discarded > through:
+    if not 0 <= discarded <= through:
         raise ValueError(f"{discarded} discarded of {through} frames: counters disagree")
     return discarded / through

@@ -112,29 +112,63 @@ class PathsTopo(Topo):
         a loss-free path."""
         return None
 
+    def count_lossy_hop(self, net):
+        """Count the IPv4 frames that enter each path's lossy hop: a
+        matchall filter on the interface's clsact egress hook (it runs
+        before the root qdisc), so ARP and IPv6 frames, which netem also
+        corrupts, stay out of the realized PER."""
+        for p in range(1, self.paths + 1):
+            hop = self.lossy_hop(net, p)
+            if hop:
+                node, intf, _ = hop
+                self._cmd(node, f"tc qdisc add dev {intf} clsact")
+                self._cmd(node, f"tc filter add dev {intf} egress protocol ip pref 1 "
+                                "matchall action pass")
+
     def realized(self, net, p):
-        """After a run: the packets through path @p's lossy hop, those
-        discarded (corrupt: header/checksum errors counted at the nodes
-        after it; loss: netem's own drops), the realized PER and the
-        ceiling from it. On a loss-free path the PER is 0."""
+        """After a run: the IPv4 frames that entered path @p's lossy hop,
+        those that did not arrive intact, the realized PER and the ceiling
+        from it. On a loss-free path the PER is 0.
+
+        Arrived intact = what the receiver's TCP, ICMP and UDP accepted
+        (InSegs - InErrs, InMsgs - InErrors, InDatagrams). netem corrupt
+        flips one bit of the linear part, which for TCP with scatter-gather
+        is the headers only: a flip in an IP or TCP header is counted by a
+        header/checksum error (lossy_errors), one in the destination MAC
+        or EtherType is dropped without any counter, one in the source MAC
+        is harmless. Counting deliveries takes all three right; frames a
+        corrupting netem drops for its own queue limit (congestion) are
+        taken out of the frames that entered."""
         hop = self.lossy_hop(net, p)
         if hop is None:
-            return dict(lossy_pkts=0, lossy_discarded=0, per_realized=0.0,
+            return dict(lossy_pkts=0, lossy_discarded=0, lossy_errors=0, per_realized=0.0,
                         ceiling_bps=self.ceiling_bps(p))
         node, intf, kind = hop
-        st = lab.node_netem_stats(node, intf)
-        if kind == "corrupt":
-            after = self.nodes_after(net, p, node)
-            discarded = sum(lab.node_nstat(n, *lab.DISCARD_COUNTERS) for n in after)
-            through = st.get("sent_pkts")
-        else:
-            discarded = st.get("drops")
-            through = (st["sent_pkts"] + st["drops"]) if "sent_pkts" in st else None
-        per = lab.realized_per(through, discarded)
-        return dict(lossy_pkts=through, lossy_discarded=discarded, per_realized=per,
-                    ceiling_bps=lab.ceiling_bps(self.capacity_bps(p),
-                                                self.per(p) if per is None else per,
-                                                self.payload(), self.wire_frame()))
+        entered = lab.node_filter_packets(node, intf)
+        overflow = lab.node_netem_stats(node, intf).get("drops", 0) if kind == "corrupt" else 0
+        rcv = self.receiver(net, p)
+        got = lab.parse_nstat(rcv.cmd("nstat -az " + " ".join(lab.DELIVERY_COUNTERS)),
+                              lab.DELIVERY_COUNTERS)
+        delivered = (got.get("TcpInSegs", 0) - got.get("TcpInErrs", 0) +
+                     got.get("IcmpInMsgs", 0) - got.get("IcmpInErrors", 0) +
+                     got.get("UdpInDatagrams", 0))
+        errors = sum(lab.node_nstat(n, *lab.DISCARD_COUNTERS)
+                     for n in self.nodes_after(net, p, node))
+        through = None if entered is None else entered - overflow
+        discarded = None if through is None else through - delivered
+        try:
+            per = lab.realized_per(through, discarded)
+        except ValueError:
+            per = None
+        out = dict(lossy_pkts=through, lossy_discarded=discarded, lossy_errors=errors,
+                   per_realized=per,
+                   ceiling_bps=lab.ceiling_bps(self.capacity_bps(p),
+                                               self.per(p) if per is None else per,
+                                               self.payload(), self.wire_frame()))
+        if per is None:
+            out["lossy_note"] = (f"counters disagree (entered {entered}, overflow {overflow}, "
+                                 f"delivered {delivered}): nominal PER used")
+        return out
 
     @staticmethod
     def _cmd(node, cmd):
@@ -253,6 +287,7 @@ class SatelliteTopo(PathsTopo):
             rq = gw2.intfList()[0]
             self._cmd(gw2, f"tc qdisc add dev {rq} root handle 1: htb default 1")
             self._cmd(gw2, f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+        self.count_lossy_hop(net)
 
 
 MTU = 1500
@@ -404,6 +439,7 @@ class ChainTopo(PathsTopo):
                 if l["delay_ms"]:
                     self._cmd(b, f"tc qdisc add dev {ib} root netem "
                                  f"delay {2 * l['delay_ms']:g}ms limit 100000")
+        self.count_lossy_hop(net)
 
 
 def rate_bps(rate):
@@ -463,6 +499,50 @@ class HybridTopo(ChainTopo):
         # stationary: pi_bad = p / (p + r) = 1/11
         bad = float(self.path_opts[p - 1].get("bad", 1.0)) / 100
         return (10 / 11) * 0.001 + (1 / 11) * bad
+
+
+def red_wlog(min_pkts, burst):
+    """The EWMA weight's log2 that tc red derives from @burst (iproute2's
+    tc_red_eval_ewma, with min in packets): the smallest wlog with
+    burst + 1 - min <= (1 - (1 - W)^burst) / W, W = 2^-wlog."""
+    a = burst + 1 - min_pkts
+    if a < 1:
+        raise ValueError(f"burst {burst} too small for min {min_pkts} packets")
+    for wlog in range(1, 32):
+        w = 2.0 ** -wlog
+        if a <= (1 - (1 - w) ** burst) / w:
+            return wlog
+    raise ValueError(f"no EWMA weight for burst {burst}")
+
+
+def red_burst_for(min_pkts, wlog):
+    """The smallest burst for which tc red picks EWMA weight 2^-@wlog."""
+    for burst in range(int(min_pkts), 100000):
+        if burst + 1 - min_pkts >= 1 and red_wlog(min_pkts, burst) == wlog:
+            return burst
+    raise ValueError(f"no burst gives wlog {wlog} at min {min_pkts}")
+
+
+class CpecnTopo(HybridTopo):
+    """The CPECN paper's gateway: as hybrid (100 Mbit/s access, a 5 Mbit/s
+    40 ms bottleneck with a 30-packet buffer, a 10 Mbit/s wireless last hop
+    with two-state Markov loss), but the bottleneck is RED marking from the
+    EWMA average: min_th @mark packets (7 or 22: 1/4 or 3/4 of the buffer),
+    max_th at the buffer (30), max_p 0.1 and weight 2^-9 = 0.00195 (ns-2's
+    RED defaults, linterm 10 and q_weight 0.002: the paper names neither),
+    ECN on (CE for ECT, a drop otherwise)."""
+
+    BUFFER, MAX_P, WLOG = 30, 0.1, 9
+
+    def chain_links(self, mark=7, bad=1.0, **_):
+        mark = int(mark)
+        if not 1 <= mark < self.BUFFER:
+            raise ValueError(f"cpecn: mark {mark} must be 1..{self.BUFFER - 1} packets")
+        red = ("red", mark, self.BUFFER, self.MAX_P, red_burst_for(mark, self.WLOG))
+        return [link("100mbit", 3),
+                link("5mbit", 40, queue=red, limit=self.BUFFER),
+                link("10mbit", 3, impair=f"loss gemodel 1% 10% {float(bad):g}% 0.1%",
+                     limit=1000)]
 
 
 class DumbbellTopo(ChainTopo):
@@ -538,5 +618,5 @@ class RedTopo(ChainTopo):
             self._cmd(snd, f"ip route change default via 10.{p}.1.2 ssthresh 15")
 
 
-topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "hybrid": HybridTopo,
+topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "hybrid": HybridTopo, "cpecn": CpecnTopo,
          "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo}

@@ -50,6 +50,8 @@ def test_realized_per_by_hand():
     assert lab.realized_per(500, None) is None
     with pytest.raises(ValueError, match="counters disagree"):
         lab.realized_per(10, 11)
+    with pytest.raises(ValueError, match="counters disagree"):
+        lab.realized_per(10, -1)
 
 
 def test_satellite_ceiling_counts_the_ethernet_header():
@@ -75,42 +77,71 @@ def test_chain_ceilings():
     assert red.wire_frame() == 1066 and red.payload() == 1000
 
 
+FILTER = ('[{"protocol":"ip","pref":1,"kind":"matchall","chain":0},{"protocol":"ip","pref":1,'
+          '"kind":"matchall","chain":0,"options":{"handle":1,"actions":[{"order":1,'
+          '"kind":"gact","control_action":{"type":"pass"},"index":1,"ref":1,"bind":1,'
+          '"stats":{"bytes":%d,"packets":%d,"drops":0,"overlimits":0}}]}}]')
+
+
 class FakeNode:
     """A Mininet node whose shell answers tc and nstat from tables."""
 
-    def __init__(self, name, tc=None, nstat=None):
-        self.name, self._tc, self._nstat = name, tc, nstat or {}
+    def __init__(self, name, qdisc=None, entered=None, nstat=None):
+        self.name, self._qdisc, self._nstat = name, qdisc, nstat or {}
+        self._filter = FILTER % (entered * 1000, entered) if entered is not None else "[]"
 
     def cmd(self, c):
         if c.startswith("tc -s -j qdisc show"):
-            return self._tc
+            return self._qdisc
+        if c.startswith("tc -s -j filter show"):
+            assert c.endswith(" egress")
+            return self._filter
         if c.startswith("nstat -az"):
-            return "#kernel\n" + "".join(f"{k} {v} 0.0\n" for k, v in self._nstat.items())
+            names = c.split()[2:]
+            return "#kernel\n" + "".join(f"{k} {self._nstat.get(k, 0)} 0.0\n" for k in names)
         raise AssertionError(c)
 
 
-def test_realized_from_the_counters_of_a_corrupting_hop():
-    # 1000 frames through the satellite hop; the next hop drops 3 with a bad
-    # IP header, the receiver 70 with a bad TCP checksum: PER 0.073
+def test_realized_from_deliveries_after_a_corrupting_hop():
+    # 1000 IPv4 frames entered the satellite hop, netem dropped 0 for its
+    # limit; the receiver accepted 900 TCP segments of 930 (30 bad checksums)
+    # and 5 pings: 1000 - 905 = 95 lost, PER 0.095. The error counters
+    # (3 bad IP headers at gw2, 30 at the receiver) see 33: the other 62
+    # went without a counter (destination MAC or EtherType).
     t = topos.SatelliteTopo(paths=1, mss=1000, per_path=[dict(ber=1e-5)])
-    sat = FakeNode("satp1", tc='[{"kind":"netem","handle":"8001:","packets":1000,"drops":0}]')
+    sat = FakeNode("satp1", qdisc='[{"kind":"netem","handle":"8001:","packets":1000,"drops":0}]',
+                   entered=1000)
     sat.intfList = lambda: ["satp1-eth0", "satp1-eth1"]
     net = {"satp1": sat,
-           "gw2p1": FakeNode("gw2p1", nstat={"IpInHdrErrors": 3, "TcpInErrs": 0}),
-           "h2p1": FakeNode("h2p1", nstat={"IpInHdrErrors": 0, "TcpInErrs": 70})}
+           "gw2p1": FakeNode("gw2p1", nstat={"IpInHdrErrors": 3}),
+           "h2p1": FakeNode("h2p1", nstat={"TcpInSegs": 930, "TcpInErrs": 30,
+                                           "IcmpInMsgs": 5})}
     r = t.realized(net, 1)
-    assert (r["lossy_pkts"], r["lossy_discarded"]) == (1000, 73)
-    assert r["per_realized"] == pytest.approx(0.073)
-    assert r["ceiling_bps"] == pytest.approx(60037.52 * 0.927, abs=0.1)
+    assert (r["lossy_pkts"], r["lossy_discarded"], r["lossy_errors"]) == (1000, 95, 33)
+    assert r["per_realized"] == pytest.approx(0.095)
+    assert r["ceiling_bps"] == pytest.approx(60037.52 * 0.905, abs=0.1)
+    # netem's own queue drops (congestion) leave the count: 20 of 1000
+    sat._qdisc = '[{"kind":"netem","handle":"8001:","packets":980,"drops":20}]'
+    net["h2p1"]._nstat["TcpInSegs"] = 910
+    r = t.realized(net, 1)
+    assert (r["lossy_pkts"], r["lossy_discarded"]) == (980, 95)
+    # counters that cannot both be right: the nominal PER stands, and says so
+    net["h2p1"]._nstat["TcpInSegs"] = 5000
+    r = t.realized(net, 1)
+    assert r["per_realized"] is None and "counters disagree" in r["lossy_note"]
+    assert r["ceiling_bps"] == pytest.approx(t.ceiling_bps(1))
 
 
-def test_realized_from_netem_drops_of_a_lossy_hop():
-    # netem loss: 990 sent, 10 dropped -> 10 / 1000
+def test_realized_from_deliveries_after_a_lossy_hop():
+    # netem loss: 1000 frames entered, 10 dropped by netem, 990 accepted
     t = topos.DumbbellTopo(paths=1, per_path=[dict(loss=1.0)])
-    nodes = [FakeNode(n) for n in ("h1p1", "r1p1", "r2p1", "h2p1")]
-    nodes[2]._tc = '[{"kind":"htb","packets":990},{"kind":"netem","parent":"1:1",' \
-                   '"packets":990,"drops":10}]'
+    nodes = [FakeNode("h1p1"), FakeNode("r1p1"),
+             FakeNode("r2p1", qdisc='[{"kind":"htb","packets":990},{"kind":"netem",'
+                                    '"parent":"1:1","packets":990,"drops":10}]',
+                      entered=1000),
+             FakeNode("h2p1", nstat={"TcpInSegs": 990})]
     t.nodes_of = lambda net, p: nodes
+    t.receiver = lambda net, p: nodes[-1]
     t.intf = staticmethod(lambda a, b: f"{a.name}-to-{b.name}")
     r = t.realized(None, 1)
     assert (r["lossy_pkts"], r["lossy_discarded"], r["per_realized"]) == (1000, 10, 0.01)
