@@ -18,8 +18,13 @@
  * repeated squarings double it each time), far below the EWMA's own
  * granularity. m >= 64 2^wlog gives (1 - w)^m < e^-64: 0.
  * Ranges: idle clamped to 2^40 us (12.7 days), xmit_q16 > 0, wlog 1..31,
- * avg < 2^32 (red.h's qavg is an unsigned long scaled by 2^Wlog; the qdisc
- * keeps max_th << Wlog < 2^31).
+ * avg any u64. red.h's qavg is the EWMA of the queue length scaled by
+ * 2^Wlog; the average lags, so a burst can fill the queue to the limit,
+ * not just max_th, and qavg then moves towards limit << Wlog: up to
+ * (2^32 - 1) 2^24 < 2^56 (limit u32, Wlog <= 24). The product
+ * avg r (r <= 2^31) would pass 2^64 from avg = 2^33 on, so it is split:
+ * avg = hi 2^31 + lo, avg r / 2^31 = hi r + lo r / 2^31, with
+ * hi r < 2^33 2^31 and lo r < 2^62; the floor is the same, and exact.
  */
 #ifndef _SPECNET_RED_IDLE_H
 #define _SPECNET_RED_IDLE_H
@@ -61,7 +66,9 @@ static inline u64 red_idle_decay(u64 avg, u8 wlog, u64 idle_us, u64 xmit_q16)
 		base = (base * base + RED_IDLE_HALF) >> RED_IDLE_Q;
 		m >>= 1;
 	}
-	return (avg * r) >> RED_IDLE_Q;
+	/* floor(avg r / 2^31) = hi r + floor(lo r / 2^31), <= avg */
+	return (avg >> RED_IDLE_Q) * r +
+	       (((avg & (BIT_ULL(RED_IDLE_Q) - 1)) * r) >> RED_IDLE_Q);
 }
 
 #endif /* _SPECNET_RED_IDLE_H */
