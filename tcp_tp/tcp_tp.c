@@ -134,8 +134,7 @@
 /* ---- parameters -------------------------------------------------------- */
 
 #define TP_CAPACITY_KBPS_MAX	((u32)(TP_RATE_MAX / 1000))
-#define TP_INTERVAL_RTTS_MAX	16
-#define TP_INTERVAL_RTTS_DEFAULT 2
+#define TP_INTERVAL_RTTS_DEFAULT 2	/* 1..TP_INTERVAL_RTTS_MAX (tp.h) */
 #define TP_SAMPLE_MIN_US	1000	/* sampling period: max(srtt / 4, 1 ms) */
 
 enum tp_rtt_choice {
@@ -458,8 +457,8 @@ static void tp_in_ack_event(struct sock *sk, u32 flags)
 	u32 srtt = tp_srtt_us(tp);
 	/* bytes acked by this ACK: < 2^32 (the window is) */
 	u64 bytes = (u32)tp->bytes_acked - ca->bytes_acked;
-	/* srtt < 2^27 us (the stack caps the RTO at 120 s), 16 srtt < 2^31 */
-	u32 interval = ca->interval_rtts * srtt;
+	/* srtt < 2^29 us: 16 srtt passes 2^32; in u64, below 2^31 (tp.h) */
+	u32 interval = tp_interval_us(ca->interval_rtts, srtt);
 	u64 f, fm, pred, c;
 	bool ready;
 
@@ -513,8 +512,9 @@ static void tp_set_state(struct sock *sk, u8 new_state)
 
 	if (new_state == TCP_CA_CWR || new_state == TCP_CA_Recovery ||
 	    new_state == TCP_CA_Loss) {
+		/* < 2^31 us ahead: the s32 difference in tp_cong_avoid() */
 		ca->hold_until_us = (u32)tp->tcp_mstamp +
-				    ca->interval_rtts * tp_srtt_us(tp);
+				    tp_interval_us(ca->interval_rtts, tp_srtt_us(tp));
 		ca->holding = 1;
 		ca->dec_flows = tp_decrease(ca->dec_flows, ca->flows);
 	}

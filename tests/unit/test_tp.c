@@ -473,7 +473,8 @@ static void test_series(void)
 /* Prediction quality (not a property of the arithmetic, printed for the
  * choice of the order): rms error of the one-step prediction per order and
  * method, against the window mean as the predictor. Low orders must beat
- * the mean on AR(1)/AR(2); the averaged low-order coefficients are in the
+ * the mean on AR(1)/AR(2) (by 30-40%) and on fGn (H = 0.75: positively
+ * correlated, by 3-5%); the averaged low-order coefficients are in the
  * right region (20-sample windows bias them towards 0).
  */
 static double rms_error(const u64 *rates, int order, int method, double *a1, double *a2)
@@ -519,7 +520,7 @@ static void test_prediction_quality(void)
 			e = rms_error(rates, orders[i], TP_METHOD_LEVINSON, &a1, &a2);
 			printf("  p=%-2d %.3f", orders[i], e / e_mean);
 			if (orders[i] <= 2)
-				CHECK(k == FGN || e < e_mean, "%s p=%d: %g worse than the mean %g",
+				CHECK(e < e_mean, "%s p=%d: %g worse than the mean %g",
 				      kind_name[k], orders[i], e, e_mean);
 		}
 		printf("\n  %-14s nlms    ", "");
@@ -527,7 +528,7 @@ static void test_prediction_quality(void)
 			e = rms_error(rates, orders[i], TP_METHOD_LMS, &a1, &a2);
 			printf("  p=%-2d %.3f", orders[i], e / e_mean);
 			if (orders[i] <= 2)
-				CHECK(k == FGN || e < e_mean, "%s nlms p=%d: %g worse than the mean %g",
+				CHECK(e < e_mean, "%s nlms p=%d: %g worse than the mean %g",
 				      kind_name[k], orders[i], e, e_mean);
 		}
 		printf("\n");
@@ -598,7 +599,8 @@ static void test_degenerate(void)
 		CHECK(st.pred == 0 && st.flags == TP_F_CONST, "zeros: pred %llu",
 		      (unsigned long long)st.pred);
 		CHECK(tp_flows(10000000, 0) == TP_MAX_FLOWS, "zeros: N");
-		CHECK(tp_cwnd(10000000, 50000, TP_MAX_FLOWS, 1448) == TP_MIN_CWND, "zeros: cwnd");
+		/* 1e7 0.05 / (8 1e6 1448) = 4.3e-5: the floor, 2 */
+		CHECK(tp_cwnd(10000000, 50000, TP_MAX_FLOWS, 1448) == 2, "zeros: cwnd");
 
 		/* one spike anywhere, on zeros and on a base rate */
 		for (s = 0; s < sizeof(spikes) / sizeof(spikes[0]); s++) {
@@ -717,7 +719,13 @@ static void test_extremes(void)
 	for (i = 0; i < TP_N; i++)
 		v[i] = i & 1 ? TP_RATE_MAX : 0;
 	push_all(&st, &prm, v, TP_N);
-	CHECK(st.pred <= 2 * TP_RATE_MAX, "alternating: pred %llu", (unsigned long long)st.pred);
+	window_of(&st, f);
+	ref_levinson(f, TP_ORDER_MAX, &o);
+	/* the reference: 9090909090.9 (1e11 / 11), order 19, no flag */
+	CHECK(st.pred <= 2 * TP_RATE_MAX && st.order == o.order && st.flags == o.flags &&
+	      fabs((double)st.pred - o.pred) <= 1e-4 * o.pred,
+	      "alternating: pred %llu order %u vs ref %.0f order %d", (unsigned long long)st.pred,
+	      st.order, o.pred, o.order);
 }
 
 /* deviations mirrored about a rate: the same coefficients, the mirrored
@@ -729,7 +737,7 @@ static void test_symmetry(void)
 	static u64 rates[SERIES_LEN];
 	struct tp_params prm;
 	struct tp_state a, b, c;
-	unsigned int bad_mirror = 0, bad_scale = 0, t, i;
+	unsigned int bad_mirror = 0, bad_scale = 0, n_scale = 0, t, i;
 	const u64 mid = 5000000;
 
 	tp_params_default(&prm);
@@ -744,6 +752,7 @@ static void test_symmetry(void)
 		tp_push(&c, &prm, rates[t] << 2);
 		if (!tp_ready(&a))
 			continue;
+		n_scale += c.shift == 0;
 		for (i = 0; i < TP_ORDER_MAX; i++) {
 			bad_mirror += a.coef[i] != b.coef[i];
 			bad_scale += c.shift == 0 && a.coef[i] != c.coef[i];
@@ -751,7 +760,9 @@ static void test_symmetry(void)
 		bad_mirror += a.pred + b.pred + 1 < 2 * mid || a.pred + b.pred > 2 * mid + 1;
 	}
 	CHECK(bad_mirror == 0, "mirror: %u differences", bad_mirror);
-	CHECK(bad_scale == 0, "scale: %u differences", bad_scale);
+	/* compared only where c is not pre-scaled: 162 of the 481 windows */
+	CHECK(bad_scale == 0 && n_scale >= 100, "scale: %u differences in %u windows",
+	      bad_scale, n_scale);
 }
 
 /* the stopping rules of Levinson-Durbin on crafted r. From real windows
@@ -873,13 +884,15 @@ static void test_sampler(void)
 	tp_sample_ack(&s, &prm, 125, now, 1000, &f);
 	CHECK(f == 1000000, "shift 0: %llu", (unsigned long long)f);
 	tp_sample_ack(&s, &prm, 0xffffffffU, now + 1, 1, &f);
-	CHECK(f == TP_RATE_MAX, "clamp: %llu", (unsigned long long)f);
+	/* 2^32 - 1 bytes in 1 us: 3.4e16 bit/s, clamped to 200 Gbit/s */
+	CHECK(f == 200000000000ULL, "clamp: %llu", (unsigned long long)f);
 	for (i = 0; i < 1000; i++)
 		tp_sample_ack(&s, &prm, 0xffffffffU, now + 1, 1000000, &f);
-	CHECK(s.bytes == TP_BYTES_MAX, "bytes saturate: %llu", (unsigned long long)s.bytes);
+	/* 1000 (2^32 - 1) bytes saturate at 2^40 = 1099511627776 */
+	CHECK(s.bytes == 1099511627776ULL, "bytes saturate: %llu", (unsigned long long)s.bytes);
 	tp_sample_ack(&s, &prm, 0, now + 1 + 100000000, 1000000, &f);
-	/* 2^40 bytes in 100 s: 87.96 Gbit/s */
-	CHECK(f == (TP_BYTES_MAX * 8) / 100, "2^40 bytes in 100 s: %llu",
+	/* 2^40 bytes in 100 s: 8796093022208 bit / 100 s = 87960930222.08 bit/s */
+	CHECK(f == 87960930222ULL, "2^40 bytes in 100 s: %llu",
 	      (unsigned long long)f);
 	/* sample_us 0 means 1; dt 0 takes no sample */
 	CHECK(!tp_sample_ack(&s, &prm, 1000, s.t0_us, 0, &f), "dt 0");
@@ -908,7 +921,57 @@ static void test_sampler(void)
 	      (unsigned long long)fm);
 }
 
+/*
+ * The aggregation interval, interval_rtts srtt: srtt_us is the stack's
+ * srtt_us >> 3 (up to 2^29 - 1), interval_rtts up to 16, so the product
+ * passes 2^32; it is clamped below 2^31 (s32 differences of the us clock).
+ */
+static void test_interval(void)
+{
+	unsigned int i, bad = 0;
+	u32 r, srtt;
+	u64 want;
+
+	CHECK(TP_INTERVAL_RTTS_MAX == 16 && TP_INTERVAL_MAX_US == 2147483647U,
+	      "bounds %u %u", TP_INTERVAL_RTTS_MAX, TP_INTERVAL_MAX_US);
+	CHECK(tp_interval_us(2, 50000) == 100000, "2 x 50 ms: %u", tp_interval_us(2, 50000));
+	CHECK(tp_interval_us(1, 1) == 1, "1 us: %u", tp_interval_us(1, 1));
+	/* 16 (2^27 - 1) = 2^31 - 16 = 2147483632: the largest unclamped */
+	CHECK(tp_interval_us(16, 134217727) == 2147483632U, "16 (2^27 - 1): %u",
+	      tp_interval_us(16, 134217727));
+	/* 8 2^28 = 2^31: clamped to 2^31 - 1 */
+	CHECK(tp_interval_us(8, 268435456) == 2147483647U, "8 2^28: %u",
+	      tp_interval_us(8, 268435456));
+	/* 16 2^28 = 2^32 (0 in u32): clamped */
+	CHECK(tp_interval_us(16, 268435456) == 2147483647U, "16 2^28: %u",
+	      tp_interval_us(16, 268435456));
+	/* the stack's largest srtt: 16 (2^29 - 1) = 2^33 - 16 */
+	CHECK(tp_interval_us(TP_INTERVAL_RTTS_MAX, 536870911) == 2147483647U,
+	      "16 (2^29 - 1): %u", tp_interval_us(TP_INTERVAL_RTTS_MAX, 536870911));
+	/* U32_MAX srtt: 16 (2^32 - 1) = 2^36 - 16 (2^32 - 16 in u32) */
+	CHECK(tp_interval_us(TP_INTERVAL_RTTS_MAX, U32_MAX) == 2147483647U,
+	      "16 U32_MAX: %u", tp_interval_us(TP_INTERVAL_RTTS_MAX, U32_MAX));
+	CHECK(tp_interval_us(U32_MAX, U32_MAX) == 2147483647U, "U32_MAX^2: %u",
+	      tp_interval_us(U32_MAX, U32_MAX));
+	for (i = 0; i < 100000; i++) {
+		r = 1 + (u32)(rnd64() % 16);
+		srtt = (u32)rnd64() >> (rnd64() % 32);
+		want = (u64)r * srtt;
+		want = want > 2147483647U ? 2147483647U : want;
+		bad += tp_interval_us(r, srtt) != want;
+	}
+	CHECK(bad == 0, "interval: %u wrong", bad);
+}
+
 /* ---- N and cwnd ---- */
+
+/* cwnd = floor(C rtt / (8e6 N mss)) in [2, U32_MAX], exactly (inputs in range) */
+static u32 ref_cwnd(u64 c, u32 rtt, u32 n, u32 mss)
+{
+	u128 w = (u128)c * rtt / ((u128)8000000 * n * mss);
+
+	return w < 2 ? 2 : w > U32_MAX ? U32_MAX : (u32)w;
+}
 
 static void test_flows_cwnd(void)
 {
@@ -933,10 +996,13 @@ static void test_flows_cwnd(void)
 	/* 1e7 * 0.05 / (3 * 8 * 1448) = 14.39 */
 	CHECK(tp_cwnd(10000000, 50000, 3, 1448) == 14, "cwnd %u",
 	      tp_cwnd(10000000, 50000, 3, 1448));
-	CHECK(tp_cwnd(10000000, 50000, 0, 1448) == tp_cwnd(10000000, 50000, 1, 1448),
-	      "N 0 = 1");
-	CHECK(tp_cwnd(10000000, 50000, 1, 0) == TP_MIN_CWND, "mss 0");
-	CHECK(tp_cwnd(0, 50000, 1, 1448) == TP_MIN_CWND, "C 0");
+	/* N 0 counts as 1: 1e7 * 0.05 / (8 * 1448) = 43.16 */
+	CHECK(tp_cwnd(10000000, 50000, 1, 1448) == 43, "N 1: %u",
+	      tp_cwnd(10000000, 50000, 1, 1448));
+	CHECK(tp_cwnd(10000000, 50000, 0, 1448) == 43, "N 0 = 1: %u",
+	      tp_cwnd(10000000, 50000, 0, 1448));
+	CHECK(tp_cwnd(10000000, 50000, 1, 0) == 2, "mss 0");
+	CHECK(tp_cwnd(0, 50000, 1, 1448) == 2, "C 0");
 	CHECK(tp_cwnd(TP_RATE_MAX, TP_MAX_RTT_US, 1, 1) == U32_MAX, "saturate: %u",
 	      tp_cwnd(TP_RATE_MAX, TP_MAX_RTT_US, 1, 1));
 	/* 100 Gbit/s, 10 s, one flow, 1448: 8.6e7 packets */
@@ -965,9 +1031,7 @@ static void test_flows_cwnd(void)
 		bad_n += n != want;
 		n = tp_flows(c, p);
 		w = tp_cwnd(c, rtt, n, mss);
-		want = (u64)((u128)c * rtt / ((u128)8000000 * n * mss));
-		want = want < 2 ? 2 : want > U32_MAX ? U32_MAX : want;
-		bad_w += w != want;
+		bad_w += w != ref_cwnd(c, rtt, n, mss);
 	}
 	CHECK(bad_n == 0, "N: %u wrong", bad_n);
 	CHECK(bad_w == 0, "cwnd: %u wrong", bad_w);
@@ -1002,8 +1066,8 @@ static void test_band(void)
 	CHECK(tp_band_window(100, 14, 25, 1) == 25, "down to hi");
 	CHECK(tp_band_window(5, 14, 25, 1) == 14, "up to lo");
 	CHECK(tp_band_window(5, 14, 25, 0) == 5, "no floor: decrease stands");
-	CHECK(tp_band_window(1, 14, 25, 0) == TP_MIN_CWND, "no floor: at least 2");
-	CHECK(tp_band_window(1, 0, 0, 1) == TP_MIN_CWND && tp_band_window(9, 0, 0, 1) == TP_MIN_CWND,
+	CHECK(tp_band_window(1, 14, 25, 0) == 2, "no floor: at least 2");
+	CHECK(tp_band_window(1, 0, 0, 1) == 2 && tp_band_window(9, 0, 0, 1) == 2,
 	      "empty band: 2");
 	for (i = 0; i < 200000; i++) {
 		c = rnd64() % (TP_RATE_MAX + 1);
@@ -1013,9 +1077,10 @@ static void test_band(void)
 		mss = 1 + (u32)(rnd64() % TP_MAX_MSS);
 		clampw = (u32)rnd64();
 		tp_band(c, rtt, srtt, n, mss, clampw, &lo, &hi);
-		wl = tp_cwnd(c, rtt, n, mss);
+		/* the reference from exact arithmetic, not from tp_cwnd() */
+		wl = ref_cwnd(c, rtt, n, mss);
 		wl = wl < clampw ? wl : clampw;
-		wh = n > 1 ? tp_cwnd(c, srtt, n - 1, mss) : wl;
+		wh = n > 1 ? ref_cwnd(c, srtt, n - 1, mss) : wl;
 		if (n > 1 && wh < U32_MAX)
 			wh++;
 		wh = wh < clampw ? wh : clampw;
@@ -1107,17 +1172,18 @@ static void test_params(void)
 
 int main(void)
 {
-	test_params();
-	test_sampler();
-	test_flows_cwnd();
-	test_band();
-	test_decrease();
-	test_series();
-	test_prediction_quality();
-	test_degenerate();
-	test_extremes();
-	test_guards();
-	test_symmetry();
+	RUN(test_params);
+	RUN(test_sampler);
+	RUN(test_flows_cwnd);
+	RUN(test_band);
+	RUN(test_decrease);
+	RUN(test_series);
+	RUN(test_prediction_quality);
+	RUN(test_degenerate);
+	RUN(test_extremes);
+	RUN(test_guards);
+	RUN(test_symmetry);
+	RUN(test_interval);
 	printf("max errors against the double reference: coefficients %.2e (of max |a|), "
 	       "prediction %.2e relative (%.2e of the window's std)\n",
 	       g_max_coef, g_max_pred, g_max_pred_std);

@@ -149,6 +149,8 @@
 #define TP_BYTES_MAX		BIT_ULL(40)	/* bytes per sample, saturated */
 #define TP_AGG_MAX		BIT_ULL(24)	/* samples per interval */
 #define TP_MAX_RTT_US		10000000U	/* 10 s */
+#define TP_INTERVAL_RTTS_MAX	16	/* aggregation interval: <= 16 srtt */
+#define TP_INTERVAL_MAX_US	((u32)(BIT_ULL(31) - 1))	/* 35.8 min */
 #define TP_MAX_FLOWS		1000000U
 #define TP_MAX_MSS		65535U
 #define TP_MIN_CWND		2U
@@ -335,6 +337,19 @@ static inline bool tp_sample_ack(struct tp_sampler *s, const struct tp_params *p
 	s->t0_us = now_us;
 	*f = s->rate;
 	return true;
+}
+
+/*
+ * The aggregation interval, us: @rtts srtt (@rtts 1..TP_INTERVAL_RTTS_MAX),
+ * at most TP_INTERVAL_MAX_US. The product is taken in u64: the stack's
+ * srtt in us (srtt_us >> 3) reaches 2^29 - 1, and 16 of it 2^33 - 16, so
+ * in u32 it wrapped from srtt = 2^28 us (4.5 min) on (to 0 exactly there).
+ * The clamp keeps it below 2^31: the caller compares times of the u32 us
+ * clock by their s32 difference.
+ */
+static inline u32 tp_interval_us(u32 rtts, u32 srtt_us)
+{
+	return (u32)min_t(u64, (u64)rtts * srtt_us, TP_INTERVAL_MAX_US);
 }
 
 /*
