@@ -7,7 +7,10 @@ for each supported kernel, boot it (tests/vm/vm.py) and run the integration
 suite (tests/integration, pytest) inside with that kernel's modules.
 
 Prints one summary line per part and a final `N passed, N failed` line;
-exits non-zero on any failure.
+exits non-zero on any failure. The counts are of tests: pytest tests, and
+the C unit tests' cases (tests/unit/check.h; their CHECK() lines are a
+separate figure in the part's line). A part that tested nothing (pytest
+collected nothing, every test skipped, no case ran) is a failure.
 """
 import argparse
 import concurrent.futures
@@ -95,7 +98,7 @@ def host_unit():
     t0 = time.monotonic()
     out_dir = os.path.join(BUILD, "unit")
     os.makedirs(out_dir, exist_ok=True)
-    passed = failed = 0
+    passed = failed = checks_passed = checks_failed = 0
     for src in sorted(glob.glob(os.path.join(TOP, "tests", "unit", "test_*.c"))):
         name = os.path.splitext(os.path.basename(src))[0]
         exe = os.path.join(out_dir, name)
@@ -107,30 +110,86 @@ def host_unit():
             failed += 1
             continue
         p = subprocess.run([exe], capture_output=True, text=True)
-        m = re.search(r"(\d+) passed, (\d+) failed", p.stdout)
-        if not m:
-            print(f"{name}: no result line (exit {p.returncode})\n{p.stdout}{p.stderr}")
-            failed += 1
-            continue
-        if p.returncode or int(m.group(2)):
+        c = c_verdict(name, p.returncode, p.stdout)
+        if c[4]:
+            print(f"{name}: {c[4]}\n{p.stdout[-4000:]}{p.stderr[-4000:]}")
+        elif c[1]:
             print(p.stdout[-4000:], p.stderr[-4000:])
-        passed += int(m.group(1))
-        failed += int(m.group(2)) + (1 if p.returncode and not int(m.group(2)) else 0)
-    part("host unit (C, shared headers)", passed, failed, secs=time.monotonic() - t0)
+        passed += c[0]
+        failed += c[1]
+        checks_passed += c[2]
+        checks_failed += c[3]
+    note = f"({checks_passed} checks" + (f", {checks_failed} failed)" if checks_failed else ")")
+    part("host unit (C, shared headers)", passed, failed, secs=time.monotonic() - t0, note=note)
     t0 = time.monotonic()
     host_py = os.path.join(TOP, "tests", "host")
     if os.path.isdir(host_py):
         junit = os.path.join(BUILD, "host-junit.xml")
+        if os.path.exists(junit):
+            os.unlink(junit)
         p = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             f"--junitxml={junit}", host_py], cwd=TOP,
                            capture_output=True, text=True)
-        c = junit_counts(junit_cases(junit))
-        if c is None:
+        c = part_verdict(p.returncode, junit_counts(junit_cases(junit)))
+        if c[4]:
             print(p.stdout[-4000:], p.stderr[-4000:])
-            c = (0, 1, 0, 0)
         elif c[1]:
             print(p.stdout[-8000:])
-        part("host unit (Python tools)", *c[:3], secs=time.monotonic() - t0, xfailed=c[3])
+        part("host unit (Python tools)", *c[:3], secs=time.monotonic() - t0, xfailed=c[3],
+             note=c[4])
+
+
+CASES_LINE = r"^{}: (\d+) passed, (\d+) failed$"
+CHECKS_LINE = r"^{}: checks: (\d+) passed, (\d+) failed$"
+
+
+def c_verdict(name, rc, out):
+    """The verdict on the C unit-test binary @name (tests/unit/check.h) from
+    its exit code @rc and its output @out: (cases passed, cases failed,
+    checks passed, checks failed, why). The counts are the binary's closing
+    lines `<name>: N passed, N failed` (test cases) and `<name>: checks: N
+    passed, N failed` (CHECK()s). why is "" when they stand; otherwise it
+    says what makes the binary a failure, counted as one more failed case:
+    no result line, an exit code that is not 0 with no failed case (a
+    sanitizer, a crash), no case run."""
+    cases = re.findall(CASES_LINE.format(re.escape(name)), out, re.M)
+    checks = re.findall(CHECKS_LINE.format(re.escape(name)), out, re.M)
+    if not cases or not checks:
+        return 0, 1, 0, 0, f"no result line (exit {rc})"
+    passed, failed = map(int, cases[-1])
+    checks_passed, checks_failed = map(int, checks[-1])
+    why = ""
+    if not passed and not failed:
+        why = f"no test case ran (exit {rc})"
+    elif rc and not failed:
+        why = f"exit {rc} with no failed case"
+    return passed, failed + (1 if why else 0), checks_passed, checks_failed, why
+
+
+def part_verdict(rc, counts):
+    """The verdict on one pytest run from its exit code @rc and the counts
+    of its junit file (junit_counts(): passed, failed, skipped, xfailed; None
+    without a readable file): (passed, failed, skipped, xfailed, why). why is
+    "" when the counts stand; otherwise it says what makes the run a
+    failure, counted as one more failed test: no results, nothing collected
+    (pytest exit 5), no test case, every test skipped, or an exit code that
+    disagrees with the counts (pytest exits 0 when all passed, 1 when some
+    failed; 2-4 are interruptions and usage or internal errors)."""
+    if counts is None:
+        return 0, 1, 0, 0, f"no results (exit {rc})"
+    passed, failed, skipped, xfailed = counts
+    why = ""
+    if rc == 5:
+        why = "nothing collected (pytest exit 5)"
+    elif not passed and not failed and not skipped:
+        why = f"no test case in the results (exit {rc})"
+    elif not passed and not failed:
+        why = f"every test skipped (exit {rc})"
+    elif rc not in (0, 1):
+        why = f"exit {rc}"
+    elif rc == 1 and not failed:
+        why = "exit 1 with no failed test"
+    return passed, failed + (1 if why else 0), skipped, xfailed, why
 
 
 def junit_cases(path):
@@ -187,15 +246,17 @@ def vm_suite(kernel, select):
         rc, text = vm.run(kernel, cmd, timeout=VM_SUITE_TIMEOUT, stream=False, log=log,
                           console=os.path.join(kdir, "console.log"))
     cases = junit_cases(junit)
-    c = junit_counts(cases)
+    c = part_verdict(rc, junit_counts(cases))
     note = f"log: {os.path.relpath(log_path, TOP)}"
-    if c is None:
+    if cases is None:
         out.append(text[-12000:])
-        c = (0, 1, 0, 0)
         why = (f"vm timeout after {VM_SUITE_TIMEOUT} s" if "vm: timeout after" in text
                else f"vm exit {rc}")
         note = f"no results ({why}); " + note
-    elif c[1] or rc not in (0, 1):
+    elif c[4]:
+        out.append(text[-12000:])
+        note = f"{c[4]}; " + note
+    elif c[1]:
         out.append(text[-12000:])
     part(f"vm {kernel} (integration)", *c[:3], secs=time.monotonic() - t0, note=note,
          xfailed=c[3], out=out)

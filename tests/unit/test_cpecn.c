@@ -56,6 +56,19 @@ static double ref_dcp(u32 m, const double *w, u32 a, u32 b)
 	return d;
 }
 
+/* CP of a window from the weights, bit by bit: an independent evaluation
+ * of cpecn_cp_of()'s nibble counts (the weights are tested apart).
+ */
+static u32 ref_cp_int(const struct cpecn_params *p, u32 bits)
+{
+	u32 cp = 0, i;
+
+	for (i = 0; i < p->m; i++)
+		if (bits & (1U << i))
+			cp += p->w[i / 4];
+	return cp;
+}
+
 static u32 lcg_state = 12345;
 
 static u32 lcg(void)
@@ -254,10 +267,14 @@ static void test_direction(void)
 		CHECK(s.dcp == 0 && s.cp == CPECN_CP_ONE && !cpecn_congested(&s), "kept at 1");
 	}
 
-	/* ECEs stop: CP falls (dCP < 0) to 0, then keeps 0 */
+	/* ECEs stop: CP falls to 0, then keeps 0. Each 0 pushed takes a 1
+	 * from the newest segment (-0.2) while the 1 it shifts out of it
+	 * replaces the one leaving the oldest; after 4, from the oldest (-0.05).
+	 */
 	for (i = 0; i < 8; i++) {
 		cpecn_push(&s, &p, false);
-		CHECK(s.dcp < 0 && !cpecn_congested(&s), "falling %u: %d", i, s.dcp);
+		CHECK(s.dcp == (i < 4 ? -200000 : -50000) && !cpecn_congested(&s),
+		      "falling %u: %d", i, s.dcp);
 	}
 	CHECK(s.cp == 0, "drained: %u", s.cp);
 	cpecn_push(&s, &p, false);
@@ -363,21 +380,19 @@ static void push_run(u32 m, u32 alpha, u32 n_acks, u32 ece_permille,
 	double w[CPECN_MAX_SEGS], ref;
 	u64 window = 0;		/* all ACKs so far, newest in bit 0 */
 	struct cpecn_state s;
-	u32 i, prev_cp, prev_bits, expect;
+	u32 i, prev_expect = 0, expect;
 	bool ece;
 
 	ref_weights(m, alpha, w);
 	cpecn_reset(&s);
 	for (i = 0; i < n_acks; i++) {
 		ece = lcg() % 1000 < ece_permille;
-		prev_cp = s.cp;
-		prev_bits = s.bits;
 		cpecn_push(&s, &p, ece);
 		window = (window << 1) | ece;
 		expect = (u32)window & p.mask;
-		ref = ref_dcp(m, w, prev_bits, expect);
-		if (s.bits != expect || s.cp != cpecn_cp_of(&p, expect) ||
-		    s.dcp != (s32)s.cp - (s32)prev_cp ||
+		ref = ref_dcp(m, w, prev_expect, expect);
+		if (s.bits != expect || s.cp != ref_cp_int(&p, expect) ||
+		    s.dcp != (s32)ref_cp_int(&p, expect) - (s32)ref_cp_int(&p, prev_expect) ||
 		    s.acks != i + 1 || cpecn_window_full(&s, &p) != (i + 1 >= m) ||
 		    cpecn_last_ece(&s) != ece ||
 		    (s.dcp > 0 && ref <= 0) || (s.dcp < 0 && ref >= 0) ||
@@ -387,6 +402,7 @@ static void push_run(u32 m, u32 alpha, u32 n_acks, u32 ece_permille,
 				printf("push m=%u alpha=%u ack %u: bits %#x cp %u dcp %d ref %.3g\n",
 				       m, alpha, i, s.bits, s.cp, s.dcp, ref);
 		}
+		prev_expect = expect;
 		if (s.dcp == 0 && fabs(ref) > *worst_zeroed)
 			*worst_zeroed = fabs(ref);
 	}
@@ -398,7 +414,7 @@ static void test_push(void)
 	static const u32 alphas[] = { 1, 100, 250, 500, 900, 999 };
 	static const u32 rates[] = { 20, 200, 500, 950 };
 	double worst_zeroed = 0;
-	u32 i, j, k, n_fail = 0, alpha, bits, e;
+	u32 i, j, k, n_fail = 0, alpha, bits, e, next;
 	struct cpecn_params p;
 	struct cpecn_state s;
 	double w[CPECN_MAX_SEGS], ref;
@@ -411,6 +427,7 @@ static void test_push(void)
 	CHECK(n_fail == 0, "%u pushes inconsistent with cp_of() or the reference", n_fail);
 
 	/* every window of m = 8 and 12, every next bit, every alpha: sign */
+	n_fail = 0;
 	for (alpha = 1; alpha <= 999; alpha++) {
 		p = params(8, alpha);
 		ref_weights(8, alpha, w);
@@ -420,8 +437,10 @@ static void test_push(void)
 				s.cp = cpecn_cp_of(&p, bits);
 				s.acks = 100;
 				cpecn_push(&s, &p, e);
-				ref = ref_dcp(8, w, bits, s.bits);
-				if ((s.dcp > 0 && ref <= 0) || (s.dcp < 0 && ref >= 0) ||
+				next = ((bits << 1) | e) & 0xffu;
+				ref = ref_dcp(8, w, bits, next);
+				if (s.bits != next ||
+				    (s.dcp > 0 && ref <= 0) || (s.dcp < 0 && ref >= 0) ||
 				    (ref == 0 && s.dcp != 0))
 					n_fail++;
 				if (s.dcp == 0 && fabs(ref) > worst_zeroed)
@@ -429,7 +448,9 @@ static void test_push(void)
 			}
 		}
 	}
-	CHECK(n_fail == 0, "%u dCP signs opposite to the reference (m=8)", n_fail);
+	CHECK(n_fail == 0, "%u wrong windows or dCP signs opposite to the reference (m=8)",
+	      n_fail);
+	n_fail = 0;
 	for (alpha = 50; alpha <= 999; alpha += 50) {
 		p = params(12, alpha);
 		ref_weights(12, alpha, w);
@@ -438,14 +459,17 @@ static void test_push(void)
 				s.bits = bits;
 				s.cp = cpecn_cp_of(&p, bits);
 				cpecn_push(&s, &p, e);
-				ref = ref_dcp(12, w, bits, s.bits);
-				if ((s.dcp > 0 && ref <= 0) || (s.dcp < 0 && ref >= 0) ||
+				next = ((bits << 1) | e) & 0xfffu;
+				ref = ref_dcp(12, w, bits, next);
+				if (s.bits != next ||
+				    (s.dcp > 0 && ref <= 0) || (s.dcp < 0 && ref >= 0) ||
 				    (ref == 0 && s.dcp != 0))
 					n_fail++;
 			}
 		}
 	}
-	CHECK(n_fail == 0, "%u dCP signs opposite to the reference (m=12)", n_fail);
+	CHECK(n_fail == 0, "%u wrong windows or dCP signs opposite to the reference (m=12)",
+	      n_fail);
 	CHECK(worst_zeroed < 8e-6, "a dCP of %.3g became 0", worst_zeroed);
 	printf("push: dCP = 0 where the reference is not: |ref dCP| <= %.3g\n", worst_zeroed);
 
@@ -466,7 +490,10 @@ static void test_push(void)
 	CHECK(s.bits == 0xffffffffu && s.cp == CPECN_CP_ONE, "m=32 full: %#x %u", s.bits,
 	      s.cp);
 	cpecn_push(&s, &p, false);
-	CHECK(s.bits == 0xfffffffeu && s.dcp == -(s32)p.w[0], "m=32 shift: %#x %d", s.bits,
+	/* the newest segment loses a 1: -W_0 = -250000 0.75 / (1 - 0.25^8) =
+	 * -187502.86, rounded (largest remainders) to -187503
+	 */
+	CHECK(s.bits == 0xfffffffeu && s.dcp == -187503, "m=32 shift: %#x %d", s.bits,
 	      s.dcp);
 }
 
@@ -474,7 +501,9 @@ static void test_misc(void)
 {
 	CHECK(sizeof(struct cpecn_state) == 16, "state is %zu bytes",
 	      sizeof(struct cpecn_state));
-	CHECK(CPECN_W_ONE * 4 == CPECN_CP_ONE, "scales");
+	/* CP in ppm: 1 = 10^6; weights in units of 1/4 of that (4 ACKs a segment) */
+	CHECK(CPECN_CP_ONE == 1000000 && CPECN_W_ONE == 250000, "scales %d %d",
+	      (int)CPECN_CP_ONE, (int)CPECN_W_ONE);
 	CHECK(cpecn_permille(400000) == 400, "400");
 	CHECK(cpecn_permille(499) == 0 && cpecn_permille(500) == 1, "half up");
 	CHECK(cpecn_permille(-499) == 0 && cpecn_permille(-500) == -1, "half away from 0");
@@ -485,12 +514,12 @@ static void test_misc(void)
 
 int main(void)
 {
-	test_params();
-	test_weights();
-	test_example();
-	test_direction();
-	test_against_reference();
-	test_push();
-	test_misc();
+	RUN(test_params);
+	RUN(test_weights);
+	RUN(test_example);
+	RUN(test_direction);
+	RUN(test_against_reference);
+	RUN(test_push);
+	RUN(test_misc);
 	return check_done("test_cpecn");
 }

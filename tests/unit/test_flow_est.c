@@ -3,22 +3,35 @@
 #include <specnet/flow_est.h>
 #include "check.h"
 
-int main(void)
+/* k of B bits set: k (one flow per bit) while collisions are rare */
+static void test_small(void)
+{
+	CHECK(redopt_flows_from_bits(0, 1024) == 0, "empty");
+	CHECK(redopt_flows_from_bits(1, 1024) == 1, "one flow");
+	CHECK(redopt_flows_from_bits(4, 1024) == 4, "four flows");
+	CHECK(redopt_flows_from_bits(5, 0) == 0, "no bitmap");
+}
+
+/* saturation: k >= B gives the largest finite estimate, not a crash */
+static void test_saturation(void)
+{
+	/* -1024 ln(1 - 1023/1024) = 1024 10 ln 2 = 7097.83: 7098 */
+	CHECK(redopt_flows_from_bits(1023, 1024) == 7098, "k = B - 1: %u",
+	      redopt_flows_from_bits(1023, 1024));
+	CHECK(redopt_flows_from_bits(1024, 1024) == 7098, "saturated: %u",
+	      redopt_flows_from_bits(1024, 1024));
+	CHECK(redopt_flows_from_bits(5000, 1024) == 7098, "over: %u",
+	      redopt_flows_from_bits(5000, 1024));
+}
+
+/* every k of a few B against -B ln(1 - k / B) */
+static void test_against_log(void)
 {
 	const u32 sizes[] = { 64, 256, 1024, 4096 };
 	unsigned int s;
 	u32 k;
 	double worst = 0;
 
-	CHECK(redopt_flows_from_bits(0, 1024) == 0, "empty");
-	CHECK(redopt_flows_from_bits(1, 1024) == 1, "one flow");
-	CHECK(redopt_flows_from_bits(4, 1024) == 4, "four flows");
-	CHECK(redopt_flows_from_bits(5, 0) == 0, "no bitmap");
-	/* saturation: k >= B gives the largest finite estimate, not a crash */
-	CHECK(redopt_flows_from_bits(1024, 1024) == redopt_flows_from_bits(1023, 1024),
-	      "saturated");
-	CHECK(redopt_flows_from_bits(5000, 1024) == redopt_flows_from_bits(1023, 1024),
-	      "over");
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		u32 b = sizes[s], prev = 0;
 		int bad = 0;
@@ -40,9 +53,21 @@ int main(void)
 		CHECK(!bad, "b=%u: %d estimates off the reference or not monotonic", b, bad);
 	}
 	CHECK(worst <= 0.53, "worst error %.3f flow at B=1024", worst);
-	/* log2 itself: exact powers of two */
+}
+
+/* log2 itself: exact powers of two */
+static void test_log2(void)
+{
 	CHECK(fe_log2_q16(FE_ONE) == 0, "log2 1");
 	CHECK(fe_log2_q16(2 * FE_ONE) == FE_ONE, "log2 2");
 	CHECK(fe_log2_q16(1024 * FE_ONE) == 10 * FE_ONE, "log2 1024");
+}
+
+int main(void)
+{
+	RUN(test_small);
+	RUN(test_saturation);
+	RUN(test_against_log);
+	RUN(test_log2);
 	return check_done("test_flow_est");
 }

@@ -689,14 +689,14 @@ static void test_ppm(void)
 
 int main(void)
 {
-	test_isqrt();
-	test_wide();
-	test_ppm();
-	test_examples();
-	test_rejections();
-	test_grid_given_window();
-	test_grid_derived_window();
-	test_random();
-	test_corners();
+	RUN(test_isqrt);
+	RUN(test_wide);
+	RUN(test_ppm);
+	RUN(test_examples);
+	RUN(test_rejections);
+	RUN(test_grid_given_window);
+	RUN(test_grid_derived_window);
+	RUN(test_random);
+	RUN(test_corners);
 	return check_done("test_red_model");
 }

@@ -4,12 +4,11 @@
 
 #define INF 0x7fffffffu	/* the stack's TCP_INFINITE_SSTHRESH */
 
-int main(void)
+/* parameter checks: 0..1000 per-mille */
+static void test_params(void)
 {
 	struct spec_params p = { .p_corrupt = SPEC_P_DEFAULT };
-	u32 r, n_corrupt;
 
-	/* parameter checks: 0..1000 per-mille */
 	CHECK(spec_check_params(&p) == 0, "default");
 	p.p_corrupt = 0;
 	CHECK(spec_check_params(&p) == 0, "0");
@@ -19,6 +18,13 @@ int main(void)
 	CHECK(spec_check_params(&p) == -EINVAL, "1001");
 	p.p_corrupt = 0xffffffffu;
 	CHECK(spec_check_params(&p) == -EINVAL, "u32 max");
+}
+
+/* the classification of a loss, draw r in 0..999 */
+static void test_classify(void)
+{
+	struct spec_params p;
+	u32 r, n_corrupt;
 
 	/* a recent ECE always means congestion, whatever the draw */
 	p.p_corrupt = 1000;
@@ -39,7 +45,10 @@ int main(void)
 			n_corrupt += spec_classify(&p, false, r) == SPEC_CORRUPT;
 		CHECK(n_corrupt == p.p_corrupt, "p=%u got %u", p.p_corrupt, n_corrupt);
 	}
+}
 
+static void test_decrease(void)
+{
 	/* decrease: corruption keeps cwnd, congestion halves with floor 2 */
 	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40) == 40, "keep");
 	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1) == 2, "keep floor");
@@ -56,7 +65,10 @@ int main(void)
 	CHECK(spec_recovery_cwnd(40, 30, 20) == 40, "CA: kept");
 	CHECK(spec_recovery_cwnd(0xfffffff0u, 0xffffffffu, 0xffffffffu) == 0xffffffffu,
 	      "no overflow");
+}
 
+static void test_prr(void)
+{
 	/* PRR (RFC 6937) as tcp_cwnd_reduction(): the first ACK lets the
 	 * fast retransmit out; above the target, sends in proportion
 	 * ssthresh / prior_cwnd of what was delivered; below it, one per
@@ -91,7 +103,10 @@ int main(void)
 		CHECK(in_flight == 50 && out == 50, "in flight %u out %u", in_flight, out);
 	}
 	CHECK(spec_halve(0xffffffffu) == 0x7fffffffu, "halve max");
+}
 
+static void test_cwnd_limited(void)
+{
 	/* tcp_is_cwnd_limited(), slow start: cwnd-limited, or below twice
 	 * the most in flight
 	 */
@@ -99,7 +114,10 @@ int main(void)
 	CHECK(spec_ss_cwnd_limited(19, false, 10), "below 2x");
 	CHECK(!spec_ss_cwnd_limited(20, false, 10), "at 2x: app-limited");
 	CHECK(spec_ss_cwnd_limited(0xffffffffu, false, 0x80000000u), "2x in u64");
+}
 
+static void test_pacing(void)
+{
 	/* tcp_update_pacing_rate(): ratio% of mss * max(cwnd, out) / srtt */
 	CHECK(spec_pacing_rate(1448, 10, 0, 100000 << 3, 200) == 289600,
 	      "10 x 1448 B per 100 ms, 200%%: %llu",
@@ -127,7 +145,10 @@ int main(void)
 				}
 		CHECK(bad == 0, "pacing vs double: %u off", bad);
 	}
+}
 
+static void test_windows(void)
+{
 	/* "recent" windows, including u32 wrap-around of the us clock */
 	CHECK(spec_within(1000, 900, 200), "inside");
 	CHECK(!spec_within(1000, 800, 200), "edge is outside (half-open)");
@@ -142,6 +163,16 @@ int main(void)
 	CHECK(!spec_mispredicted(100001, 0, 100000), "just after");
 	CHECK(spec_mispredicted(5, 0, 100000), "at once");
 	CHECK(spec_mispredicted(10, 0xfffffff0u, 100000), "wrap");
+}
 
+int main(void)
+{
+	RUN(test_params);
+	RUN(test_classify);
+	RUN(test_decrease);
+	RUN(test_prr);
+	RUN(test_cwnd_limited);
+	RUN(test_pacing);
+	RUN(test_windows);
 	return check_done("test_spec");
 }

@@ -1,0 +1,242 @@
+"""Host tests of the test runner's verdicts (tests/run.py): a part that
+tested nothing is a failure, and the C unit tests count cases, not CHECK()
+lines. Synthetic junit files and binary outputs, plus the harness
+tests/unit/check.h itself compiled into small programs.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+
+import pytest
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def load_run():
+    spec = importlib.util.spec_from_file_location("specnet_run",
+                                                  os.path.join(TOP, "tests", "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+run = load_run()
+
+
+def junit(tmp_path, cases):
+    """A junit file as pytest writes it, with @cases testcase bodies."""
+    body = "".join(f'<testcase classname="t" name="t{i}" time="0.1">{c}</testcase>'
+                   for i, c in enumerate(cases))
+    path = tmp_path / "junit.xml"
+    path.write_text('<?xml version="1.0" encoding="utf-8"?><testsuites>'
+                    f'<testsuite name="pytest" tests="{len(cases)}">{body}</testsuite>'
+                    '</testsuites>')
+    return str(path)
+
+
+def verdict(tmp_path, rc, cases):
+    return run.part_verdict(rc, run.junit_counts(run.junit_cases(junit(tmp_path, cases))))
+
+
+SKIP = '<skipped type="pytest.skip" message="no vng">x</skipped>'
+XFAIL = '<skipped type="pytest.xfail" message="known">x</skipped>'
+FAIL = '<failure message="assert 0">x</failure>'
+ERROR = '<error message="fixture">x</error>'
+
+
+# ---- pytest parts ----
+
+def test_passing_run_stands(tmp_path):
+    assert verdict(tmp_path, 0, ["", "", "", SKIP]) == (3, 0, 1, 0, "")
+
+
+def test_failing_run_stands(tmp_path):
+    assert verdict(tmp_path, 1, ["", FAIL, ERROR, XFAIL]) == (1, 2, 1, 1, "")
+
+
+def test_zero_testcases_fail(tmp_path):
+    p, f, s, x, why = verdict(tmp_path, 0, [])
+    assert (p, f, s) == (0, 1, 0)
+    assert "no test case" in why
+
+
+def test_nothing_collected_fails(tmp_path):
+    # pytest exit 5 writes a junit file without testcases
+    p, f, s, x, why = verdict(tmp_path, 5, [])
+    assert (p, f, s) == (0, 1, 0)
+    assert "exit 5" in why
+
+
+def test_exit_5_fails_whatever_the_file_says(tmp_path):
+    assert verdict(tmp_path, 5, [""])[1] == 1
+
+
+def test_all_skipped_fails(tmp_path):
+    p, f, s, x, why = verdict(tmp_path, 0, [SKIP, SKIP, XFAIL])
+    assert (p, f, s, x) == (0, 1, 3, 1)
+    assert "every test skipped" in why
+
+
+def test_one_pass_among_skips_stands(tmp_path):
+    assert verdict(tmp_path, 0, [SKIP, "", SKIP]) == (1, 0, 2, 0, "")
+
+
+def test_missing_junit_fails(tmp_path):
+    counts = run.junit_counts(run.junit_cases(str(tmp_path / "none.xml")))
+    assert counts is None
+    p, f, s, x, why = run.part_verdict(2, counts)
+    assert (p, f, s) == (0, 1, 0)
+    assert "no results" in why
+
+
+def test_broken_junit_fails(tmp_path):
+    path = tmp_path / "junit.xml"
+    path.write_text("<testsuites><testsuite>")
+    assert run.part_verdict(0, run.junit_counts(run.junit_cases(str(path))))[1] == 1
+
+
+@pytest.mark.parametrize("rc", [2, 3, 4, 255])
+def test_exit_code_without_failures_fails(tmp_path, rc):
+    p, f, s, x, why = verdict(tmp_path, rc, ["", ""])
+    assert (p, f) == (2, 1)
+    assert f"exit {rc}" in why
+
+
+def test_exit_1_without_failed_test_fails(tmp_path):
+    assert verdict(tmp_path, 1, ["", ""])[1] == 1
+
+
+# ---- C unit-test binaries ----
+
+def c_out(name, cases, checks, *, fails=()):
+    lines = [f"FAIL tests/unit/{name}.c:10 (test_a): x == 1: {m}" for m in fails]
+    lines.append(f"{name}: checks: {checks[0]} passed, {checks[1]} failed")
+    lines.append(f"{name}: {cases[0]} passed, {cases[1]} failed")
+    return "\n".join(lines) + "\n"
+
+
+def test_c_counts_cases_not_checks():
+    out = c_out("test_tp", (12, 0), (8185, 0))
+    assert run.c_verdict("test_tp", 0, out) == (12, 0, 8185, 0, "")
+
+
+def test_c_failed_cases_and_checks():
+    out = c_out("test_tp", (10, 2), (8180, 5), fails=["a", "b"])
+    assert run.c_verdict("test_tp", 1, out) == (10, 2, 8180, 5, "")
+
+
+def test_c_line_order_does_not_matter():
+    out = "test_x: 3 passed, 1 failed\ntest_x: checks: 40 passed, 2 failed\n"
+    assert run.c_verdict("test_x", 1, out)[:4] == (3, 1, 40, 2)
+
+
+def test_c_check_messages_are_not_result_lines():
+    # a failed CHECK whose message looks like a result line
+    out = ("FAIL tests/unit/test_x.c:3 (test_a): n == 0: test_x: 99 passed, 0 failed\n"
+           + c_out("test_x", (1, 1), (5, 1)))
+    assert run.c_verdict("test_x", 1, out)[:2] == (1, 1)
+
+
+def test_c_other_suite_lines_ignored():
+    out = c_out("test_y", (5, 0), (50, 0))
+    p, f, cp, cf, why = run.c_verdict("test_x", 0, out)
+    assert (p, f) == (0, 1)
+    assert "no result line" in why
+
+
+def test_c_old_single_line_is_no_result():
+    # the harness before cases: one line of CHECK counts
+    p, f, cp, cf, why = run.c_verdict("test_tp", 0, "test_tp: 8906 passed, 0 failed\n")
+    assert (p, f) == (0, 1)
+    assert "no result line" in why
+
+
+def test_c_no_output_fails():
+    p, f, cp, cf, why = run.c_verdict("test_x", -11, "")
+    assert (p, f) == (0, 1)
+    assert "exit -11" in why
+
+
+def test_c_nonzero_exit_without_failed_case_fails():
+    # e.g. a sanitizer report at exit, after the closing lines
+    p, f, cp, cf, why = run.c_verdict("test_x", 1, c_out("test_x", (6, 0), (15, 0)))
+    assert (p, f, cp, cf) == (6, 1, 15, 0)
+    assert "exit 1" in why
+
+
+def test_c_no_case_fails():
+    p, f, cp, cf, why = run.c_verdict("test_x", 1, c_out("test_x", (0, 0), (0, 0)))
+    assert (p, f) == (0, 1)
+    assert "no test case" in why
+
+
+# ---- the harness, tests/unit/check.h ----
+
+HARNESS = r'''
+#include "check.h"
+static void test_good(void) { CHECK(1 == 1, "one"); CHECK(2 > 1, "two"); }
+static void test_bad(void) { CHECK(1 == 1, "one"); CHECK(1 == 2, "two %d", 2); }
+static void test_empty(void) { }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	RUN(test_good);
+	if (argc > 1)
+		RUN(test_bad);
+	if (argc > 2)
+		RUN(test_empty);
+	if (argc > 3)
+		CHECK(1, "outside");
+	return check_done("test_h");
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    if not shutil.which("gcc"):
+        pytest.skip("no gcc")
+    d = tmp_path_factory.mktemp("harness")
+    src = d / "test_h.c"
+    src.write_text(HARNESS)
+    exe = d / "test_h"
+    p = subprocess.run(["gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+                        f"-I{TOP}/tests/unit", "-o", str(exe), str(src)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return str(exe)
+
+
+def harness_run(exe, nargs):
+    p = subprocess.run([exe] + ["x"] * nargs, capture_output=True, text=True, timeout=10)
+    return p.returncode, p.stdout
+
+
+def test_harness_passing(harness):
+    rc, out = harness_run(harness, 0)
+    assert rc == 0
+    assert out.splitlines()[-2:] == ["test_h: checks: 2 passed, 0 failed",
+                                     "test_h: 1 passed, 0 failed"]
+    assert run.c_verdict("test_h", rc, out) == (1, 0, 2, 0, "")
+
+
+def test_harness_failed_check_fails_its_case(harness):
+    rc, out = harness_run(harness, 1)
+    assert rc == 1
+    assert "FAIL" in out and "(test_bad): 1 == 2: two 2" in out
+    assert run.c_verdict("test_h", rc, out) == (1, 1, 3, 1, "")
+
+
+def test_harness_case_without_checks_fails(harness):
+    rc, out = harness_run(harness, 2)
+    assert rc == 1
+    assert "FAILED test_empty: no check made" in out
+    assert run.c_verdict("test_h", rc, out)[:4] == (1, 2, 3, 1)
+
+
+def test_harness_check_outside_case_fails(harness):
+    rc, out = harness_run(harness, 3)
+    assert rc == 1
+    assert "checks outside any test case" in out
+    assert run.c_verdict("test_h", rc, out)[:4] == (1, 3, 4, 1)
