@@ -103,9 +103,17 @@ ifeq ($(DRY),)
 	@$(PY) $(TOP)/mininet/demo.py --kernel "$(firstword $(ALL_KVERS))"
 endif
 
-# specnet-bench in the VM: SUITE=full (default), demo or tiny; BENCH_ARGS
-# for more (e.g. --seconds 30 --reps 3, or --out results/<dir> to resume)
-SUITE ?= full
+# specnet-bench in the VM. SUITE=headline (default: the figures docs/results
+# quotes, medians over repetitions), full or tiny; or SCENARIO=<name> for one
+# scenario with its full set of cases. BENCH_OUT is the results directory: a
+# run stopped half way resumes when given the same one (SCENARIO runs use a
+# fixed one by default, so they always resume). BENCH_ARGS for more (e.g.
+# --seconds 30 --reps 5). The summary and plots are published under
+# docs/results/bench-<suite or scenario>/.
+SUITE ?= headline
+BENCH_NAME = $(if $(SCENARIO),$(SCENARIO),$(SUITE))
+BENCH_STAMP := $(shell date -u +%Y%m%dT%H%M%SZ)
+BENCH_OUT ?= $(TOP)/results/bench-$(BENCH_NAME)-$(BENCH_K)$(if $(SCENARIO),,-$(BENCH_STAMP))
 bench: setup
 	@$(MAKE) --no-print-directory bench-run
 BENCH_K = $(or $(BENCH_KVER),$(firstword $(ALL_KVERS)))
@@ -113,9 +121,13 @@ bench-run:
 	@[ -n "$(BENCH_K)" ] || $(NOKERNEL)
 	@echo "bench: kernel $(BENCH_K)"
 ifeq ($(DRY),)
-	@$(MAKE) --no-print-directory KVERS="$(BENCH_K)" modules
-	@$(PY) $(TOP)/tests/vm/vm.py --kernel "$(BENCH_K)" \
-		--timeout 7200 -- $(PY) $(TOP)/mininet/specnet_bench.py --suite $(SUITE) $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory KVERS="$(BENCH_K)" modules userspace
+	@$(PY) $(TOP)/tests/vm/vm.py --kernel "$(BENCH_K)" --timeout 14400 -- \
+		$(PY) $(TOP)/mininet/specnet_bench.py \
+		$(if $(SCENARIO),--scenario $(SCENARIO),--suite $(SUITE)) --out $(BENCH_OUT) \
+		$(BENCH_ARGS); rc=$$?; \
+	if [ -e $(BENCH_OUT)/summary.md ]; then \
+		$(PY) $(TOP)/mininet/publish.py $(BENCH_OUT) bench-$(BENCH_NAME) || rc=1; fi; exit $$rc
 endif
 
 TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc

@@ -544,6 +544,15 @@ class CpecnTopo(HybridTopo):
                 link("10mbit", 3, impair=f"loss gemodel 1% 10% {float(bad):g}% 0.1%",
                      limit=1000)]
 
+    def configure(self, net):
+        super().configure(net)
+        for p in range(1, self.paths + 1):
+            node, intf = self.bottleneck(net, p)
+            shown = self._cmd(node, f"tc -d qdisc show dev {intf} parent 1:1")
+            if f"ewma {self.WLOG} " not in shown + " ":
+                raise RuntimeError(f"{node.name}: RED's EWMA weight is not 2^-{self.WLOG}: "
+                                   f"{shown.strip()}")
+
 
 class DumbbellTopo(ChainTopo):
     """N flows (the runner's) over a 10 Mbit/s bottleneck (@red: RED+ECN

@@ -1,9 +1,18 @@
 """specnet-bench's report on the host: summary.md and the PNG plots from the
 results.json of a tiny run (`specnet-bench --suite tiny` in the 6.1 guest,
-commit ecda5f4, kept in tests/host/data). The report is plain Python over
-results.json, the same on every kernel; the VM test
-(tests/integration/test_bench.py) runs the scenarios with --no-plots, as
-matplotlib under TCG costs minutes per guest."""
+commit ecda5f4, kept in tests/host/data; its records were since edited to
+carry the ceiling fields of the current schema, per_nominal, per_realized,
+ceiling_nominal_bps, ceiling_bps, lossy_pkts, lossy_discarded, with
+plausible counters, and a cpecn record, the scenario added after the run).
+The report is plain Python over results.json, the same on every kernel;
+the VM test (tests/integration/test_bench.py) runs the scenarios with
+--no-plots, as matplotlib under TCG costs minutes per guest.
+
+Then the statistics, worked by hand on small synthetic records: a failed
+flow counts as 0 (goodput, Jain) and marks its scenario FAILED; figures
+are medians over repetitions with min and max; ratios between algorithms
+are taken inside a repetition, then their median; targets are judged on
+the realized ceiling and say by how much they are met or missed."""
 import json
 import os
 import sys
@@ -37,6 +46,20 @@ def test_summary_has_every_scenario_ratios_and_targets(tiny):
     assert "x reno" in text and "ceil" in text and "8 (redopt)" in text
     assert "## Targets" in text and "satellite: spec >= every baseline at every BER" in text
     assert "queue " in text.split("## geo")[1].split("## ")[0], "geo without its queue delay"
+    assert "FAILED" not in text.split("Cells:")[0]
+
+
+def test_summary_row_has_nominal_and_realized_per_and_the_realized_ceiling(tiny):
+    text = bench.summary(tiny["meta"], tiny["records"])
+    sat = text.split("## satellite")[1].split("## ")[0]
+    assert ("| BER | PER nominal | PER realized | ceiling kbit/s (realized) | spec | reno |"
+            in sat)
+    # PER nominal 1 - (1 - 1e-5)^(8 x 1066) = 0.0807; realized on the two
+    # paths 6/83 = 0.0723 and 8/93 = 0.0860, median 0.0792, 14 of 176
+    # frames in all; realized ceilings 56.44 and 55.60 kbit/s, median 56.02;
+    # spec 46.68 kbit/s / 56.44 (its own path's) = 0.83
+    assert ("| 1e-05 | 0.0807 | 0.0792 [0.0723-0.086] (14/176) | 56.0 [55.6-56.4] | "
+            "46.7, 0.99x reno, 0.99x best, 0.83 ceil |") in sat
 
 
 def test_plots_one_png_per_scenario(tiny, tmp_path):
@@ -81,3 +104,300 @@ def test_geo_probe_options_shape_the_path():
     assert step[1]["delay_ms"] == 0 and step[2]["delay_ms"] == 300
     assert "corrupt 10%" in step[2]["impair"] and not step[1]["impair"]
     assert bench.topo_opts("geo") == {"hostbuf_mb", "rate", "rtt_ms", "step"}
+
+
+# ---- statistics by hand ------------------------------------------------------
+
+def rec(scen, value, cc, rep, goodput, flow=0, flow_cc=None, opts=None, ceil=1e6,
+        ceil_nominal=None, per_nominal=0.0, per_realized=0.0, error=None, queue=None,
+        delay_ms=None):
+    """One flow record as run_batch writes it; @goodput None: a failed flow."""
+    opts = opts or {}
+    c = dict(scenario=scen, opts=opts, value=value, cc=cc, rep=rep)
+    r = dict(c, param=bench.SCENARIOS[scen]["param"], flow_cc=flow_cc or cc, flow=flow,
+             seconds=10, key=bench.case_key(c), per_nominal=per_nominal,
+             per_realized=per_realized, ceiling_nominal_bps=ceil_nominal or ceil,
+             ceiling_bps=ceil, lossy_pkts=1000, lossy_discarded=round(per_realized * 1000),
+             rtt_ms=10.0, queue=queue or {"kind": "red", "marked": 0, "drops": 0},
+             csum_errors=0, guest_cpu_busy=0.5, counters={})
+    if delay_ms is not None:
+        r.update(avg_queue_pkts=1.0, avg_queue_delay_ms=delay_ms)
+    if goodput is None:
+        r["error"] = error or "iperf3: the server is busy running a test. try again later"
+    else:
+        r.update(goodput_bps=float(goodput), retransmits=0, bytes_sent=1000)
+    return r
+
+
+def valid(records, tmp_path):
+    """@records, checked against the schema like a run's results.json."""
+    p = tmp_path / "results.json"
+    p.write_text(json.dumps(dict(meta=META, records=records)))
+    bench.validate(str(p))
+    return records
+
+
+META = dict(suite="test", date="20261124T000000Z", kernel="6.1.0-56-amd64", commit="test",
+            skipped=[])
+
+GOOD = {"start": {}, "intervals": [
+    {"sum": {"end": 1.0}, "streams": [{"snd_cwnd": 14480, "rtt": 50000,
+                                       "bits_per_second": 9e6}]}],
+        "end": {"streams": [{"sender": {"bytes": 1250000, "mean_rtt": 51000}}],
+                "sum_sent": {"retransmits": 3}, "sum_received": {"bits_per_second": 9.5e6}}}
+
+
+def test_jain_counts_a_failed_flow_as_zero():
+    assert bench.jain([5, 5]) == 1
+    # (10 + 0)^2 / (2 (10^2 + 0^2)) = 100 / 200
+    assert bench.jain([10, 0]) == 0.5
+    assert bench.jain([10, None]) == 0.5, "a failed flow (None) dropped, not counted as 0"
+    # (4 + 2 + 0)^2 / (3 (16 + 4 + 0)) = 36 / 60
+    assert bench.jain([4, 2, None]) == pytest.approx(0.6)
+    assert bench.jain([None, None]) == 0.0 and bench.jain([]) is None
+
+
+def test_flow_record_takes_no_partial_report():
+    ok = bench.flow_record(json.dumps(GOOD))
+    assert ok["goodput_bps"] == 9.5e6 and ok["retransmits"] == 3 and "error" not in ok
+    # iperf3 may write an error beside a partial end: a failed flow all the same
+    partial = dict(GOOD, error="control socket has closed unexpectedly")
+    r = bench.flow_record(json.dumps(partial))
+    assert r == {"error": "iperf3: control socket has closed unexpectedly"}
+    r = bench.flow_record(json.dumps({k: v for k, v in GOOD.items() if k != "end"}))
+    assert bench.failed(r) and "goodput_bps" not in r and "without end" in r["error"]
+    r = bench.flow_record(json.dumps(dict(GOOD, end={"streams": []})))
+    assert bench.failed(r) and set(r) == {"error"}
+    assert bench.failed(bench.flow_record("iperf3: error - unable to connect"))
+
+
+def test_median_min_max_over_repetitions(tmp_path):
+    recs = valid([rec("geo", 1.0, "spec", rep, g, ceil=10e6)
+                  for rep, g in ((1, 9.0e6), (2, 9.5e6), (3, 9.3e6))], tmp_path)
+    x = bench.case_stats(recs)[("geo", "{}", 1.0, "spec")]
+    assert tuple(x["goodput"]) == (9.3e6, 9.0e6, 9.5e6, 3)
+    assert x["xceil"].fmt() == "0.93 [0.90-0.95]"
+    assert bench.median([4, 1, 3, 2]) == 2.5 and bench.median([None, 7]) == 7
+    text = bench.summary(META, recs)
+    assert "| 9.300 [9.000-9.500], 0.93 [0.90-0.95] ceil" in text
+    assert "3 repetitions; figures: median [min-max] over them." in text
+
+
+def test_ratio_inside_each_repetition_then_the_median(tmp_path):
+    # spec 10, 20, 30 and reno 10, 5, 30 Mbit/s in repetitions 1, 2, 3: the
+    # ratios inside each repetition are 1, 4, 1, their median 1.00; the
+    # ratio of the medians would be 20 / 10 = 2.00
+    recs = valid([rec("geo", 1.0, cc, rep, g * 1e6, ceil=40e6)
+                  for cc, gs in (("spec", (10, 20, 30)), ("reno", (10, 5, 30)))
+                  for rep, g in zip((1, 2, 3), gs)], tmp_path)
+    st = bench.case_stats(recs)
+    spec, reno = st[("geo", "{}", 1.0, "spec")], st[("geo", "{}", 1.0, "reno")]
+    assert spec["goodput"].med / reno["goodput"].med == 2.0
+    assert tuple(bench.ratio(spec, reno)) == (1.0, 1.0, 4.0, 3)
+    text = bench.summary(META, recs)
+    assert "20.000 [10.000-30.000], 1.00 [1.00-4.00]x reno, 1.00 [1.00-4.00]x best" in text
+    assert "2.00x reno" not in text
+
+
+def test_case_goodput_is_the_sum_of_its_own_ccs_flows(tmp_path):
+    # dumbbell, spec against cubic: spec's goodput is its flow's only; two
+    # reps: share 6/10 = 0.6 and 3/(3+5) = 0.375, median 0.4875
+    opts = {"vs": "cubic"}
+    recs = valid([rec("dumbbell", 2, "spec", 1, 6e6, 0, opts=opts, ceil=10e6),
+                  rec("dumbbell", 2, "spec", 1, 4e6, 1, "cubic", opts=opts, ceil=10e6),
+                  rec("dumbbell", 2, "spec", 2, 3e6, 0, opts=opts, ceil=10e6),
+                  rec("dumbbell", 2, "spec", 2, 5e6, 1, "cubic", opts=opts, ceil=10e6)],
+                 tmp_path)
+    x = bench.case_stats(recs)[("dumbbell", '{"vs": "cubic"}', 2, "spec")]
+    assert tuple(x["goodput"]) == (4.5e6, 3e6, 6e6, 2)
+    assert x["share"].med == pytest.approx(0.4875)
+
+
+def test_a_failed_flow_counts_zero_and_marks_its_scenario_failed(tmp_path):
+    # dumbbell, 2 reno flows, 3 reps; in rep 2 flow 1 failed: that rep's
+    # goodput is 4 + 0 and its Jain (4 + 0)^2 / (2 x 16) = 0.5
+    recs = []
+    for rep in (1, 2, 3):
+        for flow in (0, 1):
+            g = None if (rep, flow) == (2, 1) else 4e6
+            recs.append(rec("dumbbell", 2, "reno", rep, g, flow, ceil=10e6))
+    valid(recs, tmp_path)
+    x = bench.case_stats(recs)[("dumbbell", "{}", 2, "reno")]
+    assert tuple(x["goodput"]) == (8e6, 4e6, 8e6, 3)
+    assert tuple(x["jain"]) == (1.0, 0.5, 1.0, 3)
+    assert len(x["failed"]) == 1 and x["flows"] == 6
+    text = bench.summary(META, recs)
+    head = text.split("## dumbbell")[1].split("Paper:")[0]
+    assert "FAILED: 1 flow (each counted as 0 goodput in every figure below): reno at 2 " \
+           "rep 2 flow 1 (reno): iperf3: the server is busy" in head
+    assert "8.000 [4.000-8.000], 0.80 [0.40-0.80] ceil, Jain 1.00 [0.50-1.00], " \
+           "**FAILED: 1 of 6 flows** |" in text
+    # a scenario where every flow of a case failed: still a row, all zeros
+    recs2 = valid([rec("geo", 1.0, "spec", 1, None), rec("geo", 1.0, "reno", 1, 2e6)],
+                  tmp_path)
+    text = bench.summary(META, recs2)
+    assert "| 0.000, 0.00x reno, 0.00x best, 0.00 ceil, **FAILED: 1 of 1 flows** |" in text
+    # an error beside a goodput (run_batch: no ping before the flows) is a
+    # failure too: its goodput is not taken
+    r = rec("geo", 1.0, "spec", 1, 3e6)
+    r["error"] = "no connectivity before the flows"
+    x = bench.case_stats(valid([r], tmp_path))[("geo", "{}", 1.0, "spec")]
+    assert x["goodput"].med == 0 and len(x["failed"]) == 1
+
+
+def test_targets_judged_on_the_median_and_the_realized_ceiling(tmp_path):
+    # satellite BER 5e-5: nominal PER 0.35, realized 0.30; realized ceiling
+    # 40 kbit/s (nominal 37.1); spec 34.0, 34.8, 36.0 kbit/s: 0.85, 0.87,
+    # 0.90 of the realized ceiling, median 0.87: missed by 0.03 (against
+    # the nominal ceiling it would be 0.94 and met)
+    recs = [rec("satellite", 5e-5, "spec", rep, g, ceil=40e3, ceil_nominal=37.1e3,
+                per_nominal=0.35, per_realized=0.30)
+            for rep, g in ((1, 34.0e3), (2, 34.8e3), (3, 36.0e3))]
+    recs += [rec("satellite", 5e-5, "reno", rep, g, ceil=40e3, ceil_nominal=37.1e3,
+                 per_nominal=0.35, per_realized=0.30)
+             for rep, g in ((1, 8.5e3), (2, 17.4e3), (3, 9e3))]
+    valid(recs, tmp_path)
+    tl = bench.targets(recs)
+    assert ("- satellite BER 5e-5: spec >= 0.9 of the ceiling: 0.87 [0.85-0.90] of the "
+            "ceiling; 4.00 [2.00-4.00]x reno (3 reps), target >= 0.90: missed by 0.03") in tl
+    assert ("- satellite: spec >= every baseline at every BER (within 3%): the closest, "
+            "reno at BER 5e-05: 0.25 [0.25-0.50]x spec (3 reps), target <= 1.03: "
+            "met by 0.78") in tl
+    text = bench.summary(META, recs)
+    assert "| 5e-05 | 0.35 | 0.3 [0.3-0.3] (1800/6000) | 40.0 [40.0-40.0] |" in text
+    # spec alone (the tiny suite): the line is there, not judged
+    assert ("- satellite: spec >= every baseline at every BER (within 3%): no baseline ran "
+            "beside spec (3 reps), not judged") in bench.targets(recs[:3])
+
+
+def test_targets_say_by_how_much(tmp_path):
+    # dumbbell: Jain 1.0 for 10 flows (met by 0.050); red: redopt's drops
+    # 0, 2, 5 (median 2: missed by 2) and its delay against classic RED's
+    # inside each repetition 20/40, 30/40, 30/60 = 0.5, 0.75, 0.5 (median
+    # 0.5: met by 0.10), goodput 1.0x
+    recs = [rec("dumbbell", 10, "spec", 1, 1e6, f, ceil=10e6) for f in range(10)]
+    for rep, drops, dm, dc in ((1, 0, 20, 40), (2, 2, 30, 40), (3, 5, 30, 60)):
+        recs.append(rec("red", 8, "reno", rep, 1e6, ceil=1.4e6, delay_ms=dm,
+                        queue={"kind": "redopt", "marked": 9, "drops": drops, "early": 0,
+                               "forced": 0, "overflow": drops}))
+        recs.append(rec("red", 15, "reno", rep, 1e6, ceil=1.4e6, delay_ms=dc))
+    valid(recs, tmp_path)
+    tl = bench.targets(recs)
+    assert ("- dumbbell, 10 spec flows: Jain >= 0.95: Jain 1.000 (1 rep), target >= 0.950: "
+            "met by 0.050") in tl
+    assert ("- red, reno: zero congestion drops at the model's max_th (redopt): 2 [0-5] "
+            "drops (3 reps), target <= 0: missed by 2") in tl
+    assert ("- red, reno: redopt's queueing delay <= 0.6x classic RED's at equal goodput "
+            "(within 5%): delay 0.50 [0.50-0.75]x classic RED's, goodput 1.00 [1.00-1.00]x "
+            "(3 reps), delay target <= 0.60: met by 0.10; goodput |ratio - 1| target <= "
+            "0.05: met by 0.05; met") in tl
+
+
+def test_headline_suite_three_reps_within_two_hours():
+    runs = bench.suite("headline")
+    cases = bench.expand(runs)
+    assert {c["rep"] for c in cases} == {1, 2, 3}
+    got = {(s, json.dumps(o, sort_keys=True)): (vals, ccs) for s, o, vals, ccs, *_ in runs}
+    assert got[("satellite", "{}")] == ([1e-6, 1e-5, 5e-5],
+                                        ["spec", "reno", "cubic", "bbr", "westwood", "hybla"])
+    assert got[("geo", "{}")] == ([1, 10, 20], ["spec", "cubic", "bbr", "hybla"])
+    assert got[("dumbbell", '{"vs": "cubic"}')][1] == ["spec", "cpecn", "tp"]
+    assert got[("dumbbell", "{}")] == ([10], ["spec", "cpecn", "tp", "reno"])
+    assert got[("red", "{}")][0] == [bench.red_model_max(), 15]
+    assert got[("cpecn", '{"mark": 7}')] == got[("cpecn", '{"mark": 22}')] == \
+        ([0.5], ["cpecn", "wecn"])
+    bs = bench.batches(cases, 12, 40e6)
+    t = bench.expected_seconds(bs)
+    assert t == sum(b[0]["seconds"] for b in bs) + bench.BATCH_OVERHEAD_S * len(bs)
+    assert 3600 <= t <= 2 * 3600, t
+    line = bench.expected_line("headline", bs, len(cases), len(cases))
+    assert f"expected run time {bench.fmt_dur(t)}" in line and "135 case(s)" in line
+
+
+def test_cases_of_one_repetition_run_together():
+    cases = bench.expand([("geo", {}, [1, 10], ["spec", "bbr"], 60, 2, None)])
+    assert [(c["rep"], c["value"], c["cc"]) for c in cases] == [
+        (1, 1, "spec"), (1, 1, "bbr"), (1, 10, "spec"), (1, 10, "bbr"),
+        (2, 1, "spec"), (2, 1, "bbr"), (2, 10, "spec"), (2, 10, "bbr")]
+
+
+def test_scenario_run_prints_its_expected_time_first_resumes_and_fails(tmp_path, capsys,
+                                                                          monkeypatch):
+    """main on the host, run_batch faked: the expected run time comes before
+    the first batch; a failed flow makes the exit code 1 and summary.md say
+    FAILED; the same --out again resumes with nothing to run."""
+    ran = []
+
+    def fake_batch(cases, log):
+        ran.append(len(cases))
+        out = [rec(c["scenario"], c["value"], c["cc"], c["rep"],
+                   None if (c["cc"], c["rep"]) == ("bbr", 2) else 5e6, ceil=18e6)
+               for c in cases]
+        return out, 0.5
+
+    monkeypatch.setattr(bench, "run_batch", fake_batch)
+    monkeypatch.setattr(bench.lab, "ensure_cc", lambda cc: True)
+    monkeypatch.setattr(bench.os, "geteuid", lambda: 0)
+    real_run = bench.subprocess.run
+
+    def no_mn(cmd, *a, **k):            # Mininet's cleanup: not on the host
+        if isinstance(cmd, str) and cmd.startswith("mn -c"):
+            ran.append("mn -c")
+            return None
+        return real_run(cmd, *a, **k)
+
+    monkeypatch.setattr(bench.subprocess, "run", no_mn)
+    argv = ["--scenario", "geo", "--param", "1,10", "--ccs", "spec,bbr", "--reps", "3",
+            "--seconds", "60", "--out", str(tmp_path), "--no-plots"]
+    assert bench.main(argv) == 1
+    out = capsys.readouterr().out
+    # 12 cases, two 20 Mbit/s geo paths to a batch: 6 x (60 + 40) s
+    first = ("specnet-bench geo: 12 case(s) to run in 6 batch(es); expected run time "
+             "10m00s (360 s of flows + 6 x 40 s to build and tear down, under TCG)")
+    assert out.splitlines()[0] == first and ran == ["mn -c"] + [2] * 6
+    assert "FAILED: 2 flow(s)" in out
+    with open(tmp_path / "summary.md") as f:
+        assert "FAILED: 2 flows" in f.read()
+    assert bench.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "resuming" in out and "0 case(s) to run in 0 batch(es), 12 of 12 already done; " \
+                                 "expected run time 0m00s" in out
+    assert ran == ["mn -c"] + [2] * 6
+
+
+def test_scenario_alone_runs_the_full_suites_cases_of_it(tmp_path, monkeypatch):
+    """make bench SCENARIO=cpecn: --scenario without --param and --ccs takes
+    the full suite's cpecn runs (marks 7 and 22, bases reno and westwood,
+    bad-state loss 0.5% and 1%, cpecn beside wecn); one of the two alone is
+    refused."""
+    seen = []
+    monkeypatch.setattr(bench, "expand", lambda runs: seen.append(runs) or [])
+    monkeypatch.setattr(bench.lab, "ensure_cc", lambda cc: True)
+    monkeypatch.setattr(bench.os, "geteuid", lambda: 0)
+    bench.main(["--scenario", "cpecn", "--reps", "2", "--out", str(tmp_path), "--no-plots"])
+    runs = seen[0]
+    assert {(json.dumps(o, sort_keys=True), tuple(v), tuple(c), r) for _, o, v, c, _, r, _
+            in runs} == {(json.dumps({"mark": m, "base": b}, sort_keys=True), (0.5, 1),
+                          ("cpecn", "wecn"), 2) for m in (7, 22) for b in ("reno", "westwood")}
+    assert {r[0] for r in runs} == {"cpecn"}
+    for argv in (["--scenario", "cpecn", "--param", "1"], ["--scenario", "cpecn", "--ccs", "x"]):
+        with pytest.raises(SystemExit) as e:
+            bench.main(argv)
+        assert "needs both --param and --ccs" in str(e.value)
+    with pytest.raises(SystemExit) as e:
+        bench.main(["--scenario", "cpecn", "--suite", "full"])
+    assert "not both" in str(e.value)
+
+
+def test_cpecn_target_is_the_ratio_to_wecn_with_the_papers_figure(tmp_path):
+    # mark 22, Reno base, 0.5%: cpecn/wecn inside each repetition 4.4/4.0,
+    # 4.0/4.0, 3.6/4.0 = 1.10, 1.00, 0.90, median 1.00: met by 0.03
+    o = {"mark": 22}
+    recs = []
+    for rep, g in ((1, 4.4e6), (2, 4.0e6), (3, 3.6e6)):
+        recs.append(rec("cpecn", 0.5, "cpecn", rep, g, ceil=4.7e6, opts=o))
+        recs.append(rec("cpecn", 0.5, "wecn", rep, 4.0e6, ceil=4.7e6, opts=o))
+    valid(recs, tmp_path)
+    assert ("- cpecn (reno, mark 22) at 0.5% bad-state loss: cpecn >= wecn (within 3%); "
+            "paper 1.72x: 1.00 [0.90-1.10]x wecn (3 reps), target >= 0.97: met by 0.03"
+            ) in bench.targets(recs)
