@@ -133,6 +133,7 @@ endif
 TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc
 SBINDIR  ?= /usr/local/sbin
 UNITDIR  ?= /usr/local/lib/systemd/system
+DOCDIR   ?= /usr/local/share/doc/specnet
 
 install: modules userspace
 	@for k in $(KVERS); do for m in $(MODULES); do \
@@ -146,8 +147,9 @@ install: modules userspace
 		/etc/iproute2/rt_protos.d/specnet.conf
 	@if [ -e /etc/specnet/specd.conf ]; then echo "kept /etc/specnet/specd.conf"; else \
 		install -D -m 0644 $(TOP)/userspace/specd/specd.conf /etc/specnet/specd.conf; fi
+	@install -D -m 0644 -t $(DOCDIR) $(TOP)/README.md $(TOP)/docs/*.md
 	@echo "installed $(TC_LIB)/q_redopt.so, $(SBINDIR)/specctl, $(SBINDIR)/specd," \
-		"$(UNITDIR)/specd.service, /etc/iproute2/rt_protos.d/specnet.conf"
+		"$(UNITDIR)/specd.service, /etc/iproute2/rt_protos.d/specnet.conf, $(DOCDIR)"
 
 print-kvers:
 	@echo $(ALL_KVERS)

@@ -4,14 +4,15 @@ the Mininet topologies of mininet/topos.py, with iperf3 --json per flow.
 Runs in the VM as root (make bench / make demo boot it); see README.
 
     specnet-bench --suite tiny|demo|headline|full [--out DIR] [--seconds S] [--reps N]
+    specnet-bench --scenario cpecn [...]        (the full suite's cases of it)
     specnet-bench --scenario geo --param 1,5,20 --ccs spec,reno,bbr [...]
 
-Cases of one scenario run side by side on independent paths of one
-Mininet (satellite, geo, hybrid) as long as their emulated rates fit the
-rate budget and the guest CPU keeps up (it is sampled during every batch;
-above 90% busy the next batches get half the paths, and the records say
-so). dumbbell and onoff cases share one bottleneck by design: one case at a
-time, its flows together.
+Cases of one scenario with the same options run side by side, each on its
+own independent path (a dumbbell case: its own bottleneck with all its
+flows) of one Mininet, as long as their emulated rates fit the rate budget
+and the guest CPU keeps up (it is sampled during every batch; above 90%
+busy the next batches get half the paths, and the records say so). onoff
+runs one case at a time: its UDP background shares the bottleneck.
 
 Output <out>/results.json (meta + one record per flow and case),
 summary.md (per value the nominal and realized PER and the realized

@@ -709,7 +709,7 @@ def node_filter_packets(node, intf, direction="egress"):
     return None
 
 
-# ---- lossy-link arithmetic (algorithms.md section 6) -----------------------
+# ---- lossy-link arithmetic (docs/algorithms.md, Metrics) ---------------
 
 # What a node counts when it discards a corrupted frame: IP header errors
 # (a bad header checksum, version or length; counted by the first node after

@@ -45,7 +45,7 @@ geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
   * onoff:    h1 -100 Mbit/s- r1 -20 Mbit/s, 100-packet buffer- h2, with
               on/off background (mininet/onoff.py) from h1
   * red:      h1 -100 Mbit/s- r1 -1.5 Mbit/s, 59 ms RTT- h2, MTU 1052: the
-              RED model's example path (algorithms.md section 4), 2 ECN
+              RED model's example path (docs/algorithms.md, RED model), 2 ECN
               flows with initial ssthresh 15; the queue is redopt at the
               model's max_th, or stock RED at another max_th
 """
@@ -81,7 +81,7 @@ class PathsTopo(Topo):
     payload(), per(p) (the nominal PER), capacity_bps(p), rtt_ms(p), and
     lossy_hop(net, p) (where the impairment is applied, if anywhere).
 
-    Ceilings (algorithms.md section 6): C (1 - PER) payload / wire frame,
+    Ceilings (docs/algorithms.md, Metrics): C (1 - PER) payload / wire frame,
     the wire frame being what the shaper charges (the IP packet plus the
     Ethernet header). ceiling_bps(p) is the nominal one; realized(net, p)
     reads the lossy hop's counters after a run and gives the realized PER
@@ -581,8 +581,8 @@ class OnoffTopo(ChainTopo):
 
 
 class RedTopo(ChainTopo):
-    """The RED model's example path (algorithms.md section 4): a 1.5 Mbit/s
-    bottleneck, 59 ms RTT, MTU 1052 (MSS 1000), 2 ECN flows with initial
+    """The RED model's example path (docs/algorithms.md, RED model): a
+    1.5 Mbit/s bottleneck, 59 ms RTT, MTU 1052 (MSS 1000), 2 ECN flows with initial
     ssthresh 15 on the sender's route. The bottleneck queue is redopt,
     dimensioned by the model (MODEL, the example's s = 1000 bytes: max_th
     8, limit 19), when @max_th is

@@ -4,7 +4,7 @@
  * analytical model, so that ECN-capable flows see CE marks before any
  * congestion drop, with about half the queue of classic RED settings.
  *
- * The model (kernel/include/specnet/red_model.h, algorithms.md section 4):
+ * The model (red_model.h; docs/algorithms.md, RED model):
  *
  *   L      = ceil( sum_i SSth_i - r C / (8 s) )        buffer (packets)
  *   Qmax   = min_th + sum_i ( 1 / (p(Qmax) W_i) + w )  p(Q) on max_th0 = 3 min_th

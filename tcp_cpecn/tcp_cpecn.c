@@ -67,7 +67,7 @@
  *    (kernel/ecn_syn.h).
  *
  * Paper: CPECN, congestion probability from ECN-Echo sequences;
- * shared/docs/algorithms.md section 2 records our reading.
+ * docs/algorithms.md (CPECN) records the reading.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -77,7 +77,7 @@
  *    (kernel/ecn_syn.h says why).
  *
  * Paper: SpecTCP, speculative TCP over lossy links with ECN as the
- * condition; shared/docs/algorithms.md section 1 records our reading.
+ * condition; docs/algorithms.md (SpecTCP) records the reading.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

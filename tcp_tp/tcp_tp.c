@@ -10,7 +10,7 @@
  * until a loss. The maths lives in kernel/include/specnet/tp.h (shared with
  * `specctl model tp`); this file glues it to tcp_congestion_ops.
  *
- * Model (shared/docs/algorithms.md section 3; tp.h has the equations):
+ * Model (docs/algorithms.md, TCP-TP; tp.h has the equations):
  *   every ACK      bytes newly acked (tp->bytes_acked) feed the sampler:
  *                  one EWMA sample f per sampling period (srtt / 4, at
  *                  least 1 ms), aggregated into intervals of interval_rtts
@@ -109,7 +109,7 @@
  *    an application-limited flow's throughput says nothing of its share.
  *
  * Paper: TCP-TP, congestion control with LMMSE traffic prediction over
- * self-similar traffic; shared/docs/algorithms.md section 3 records our
+ * self-similar traffic; docs/algorithms.md (TCP-TP) records the
  * reading.
  */
 

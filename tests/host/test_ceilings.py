@@ -1,4 +1,4 @@
-"""The physical ceiling and the PER, by hand (algorithms.md section 6).
+"""The physical ceiling and the PER, by hand (docs/algorithms.md, Metrics).
 
 ceiling = C (1 - PER) x payload / wire frame, PER = 1 - (1 - BER)^(8 frame),
 the wire frame being what HTB and netem charge (skb->len): the IP packet

@@ -2,8 +2,8 @@
 against the binary built from the same model header as sch_redopt.
 
 The binary is built once per session into a temporary directory with
-`make -C userspace O=<dir>`. A small floating-point model (algorithms.md
-section 4) cross-checks the integer results.
+`make -C userspace O=<dir>`. A small floating-point model (docs/algorithms.md
+the RED buffer model) cross-checks the integer results.
 """
 import json
 import math

@@ -1,6 +1,6 @@
 """Host tests of `specctl model cpecn` (userspace/specctl/model_cpecn.c), the
 CLI view of kernel/include/specnet/cpecn.h, the header tcp_cpecn computes
-with (algorithms.md section 2).
+with (docs/algorithms.md, CPECN).
 
 The binary is built once per session into a temporary directory with
 `make -C userspace O=<dir>`. A small floating-point model cross-checks the

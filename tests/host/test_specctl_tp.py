@@ -1,6 +1,6 @@
 """Host tests of `specctl model tp` (userspace/specctl/model_tp.c), the CLI
 view of kernel/include/specnet/tp.h, the header tcp_tp computes with
-(algorithms.md section 3): the prediction of the next interval's
+(docs/algorithms.md, TCP-TP): the prediction of the next interval's
 throughput from aggregated samples on stdin, N = round(C / prediction)
 (--flows-round ceil: the paper's ceiling) and cwnd = C * RTT / (8 N mss).
 

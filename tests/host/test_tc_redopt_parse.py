@@ -67,7 +67,7 @@ INPUTS = {"TCA_REDOPT_BANDWIDTH", "TCA_REDOPT_RTT", "TCA_REDOPT_FLOWS", "TCA_RED
           "TCA_REDOPT_AVPKT", "TCA_REDOPT_LOSS_RATE", "TCA_REDOPT_FLAGS"}
 
 # The issue's example: m = 2, SSth 15, r = 59 ms, C = 1.5 Mbit/s, s = 1000,
-# min_th 5, max_p 0.1 (algorithms.md, section 4).
+# min_th 5, max_p 0.1 (docs/algorithms.md, the RED buffer model).
 BASE = ["bandwidth", "1.5mbit", "rtt", "59ms", "flows", "2", "ssthresh", "15",
         "min", "5", "probability", "0.1"]
 

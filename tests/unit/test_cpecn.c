@@ -1,6 +1,6 @@
 /* Host unit tests of kernel/include/specnet/cpecn.h (CPECN's congestion
- * probability), against a double-precision reference of algorithms.md
- * section 2.
+ * probability), against a double-precision reference of docs/algorithms.md
+ * CPECN.
  */
 #include <specnet/cpecn.h>	/* first: the header stands alone */
 #include <math.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * specctl model cpecn: CPECN's congestion probability (shared/docs/
- * algorithms.md, section 2) of ECE windows, computed by kernel/include/
+ * specctl model cpecn: CPECN's congestion probability (docs/
+ * algorithms.md, CPECN) of ECE windows, computed by kernel/include/
  * specnet/cpecn.h, the header tcp_cpecn computes with, so the numbers
  * printed here are the module's, bit for bit (CP in ppm, printed exactly).
  *

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * specctl model red: the RED buffer model (shared/docs/algorithms.md,
- * section 4) for a bottleneck, computed by kernel/include/specnet/
- * red_model.h, the header sch_redopt and q_redopt.so compute with, so the
- * numbers printed here are the ones the qdisc will use.
+ * specctl model red: the RED buffer model (docs/algorithms.md, RED model)
+ * for a bottleneck, computed by kernel/include/specnet/red_model.h, the
+ * header sch_redopt and q_redopt.so compute with, so the numbers printed
+ * here are the ones the qdisc will use.
  *
  * Floating point is not used for the model: inputs are parsed exactly into
  * the header's integer units and results printed from its fixed point.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * specctl model tp: TCP-TP's prediction of the next interval's throughput
- * (shared/docs/algorithms.md, section 3), the number of competing flows N
+ * (docs/algorithms.md, TCP-TP), the number of competing flows N
  * and the window the module would set, from a series of throughput
  * samples. Everything is computed by kernel/include/specnet/tp.h, the
  * header tcp_tp computes with, so the numbers are the module's.

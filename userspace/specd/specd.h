@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * specd: the specnet congestion manager (shared/docs/algorithms.md section 5).
+ * specd: the specnet congestion manager (docs/algorithms.md, specd).
  *
  * The speculative congestion controls (spec, cpecn) are only safe where
  * congestion is signalled by ECN: they treat a loss without an ECN-Echo as

@@ -2,7 +2,7 @@
 /*
  * q_redopt.c	tc plugin for the redopt qdisc (sch_redopt): an ECN-marking
  *		RED whose buffer size and max threshold come from the
- *		analytical model of shared/docs/algorithms.md, section 4.
+ *		analytical model of docs/algorithms.md (the RED buffer model).
  *
  * Loaded by tc as $TC_LIB_DIR/q_redopt.so (Debian: /usr/lib/x86_64-linux-
  * gnu/tc/), it exports only redopt_qdisc_util. Built against the Debian

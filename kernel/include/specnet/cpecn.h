@@ -5,7 +5,7 @@
  * this header; tests/unit/test_cpecn.c checks it against a double-precision
  * reference.
  *
- * Model (shared/docs/algorithms.md, section 2):
+ * Model (docs/algorithms.md, CPECN):
  *
  *   window     the ECE bits of the last m ACKs (m = 4, 8, ..., 32), newest
  *              in bit 0 of a u32; n = m / 4 segments of 4 ACKs, segment k

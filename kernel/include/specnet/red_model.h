@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * redopt: the RED buffer model (shared/docs/algorithms.md, section 4) as
- * pure integer maths. sch_redopt, the tc plugin q_redopt.so and
+ * redopt: the RED buffer model (docs/algorithms.md, RED model) as pure
+ * integer maths. sch_redopt, the tc plugin q_redopt.so and
  * `specctl model red` all compute through this header, so the kernel and
  * the tools agree bit for bit; tests/unit/test_red_model.c checks it
  * against a floating-point (long double) reference.

@@ -6,7 +6,7 @@
  * told it otherwise, by analogy with branch prediction: it "executes" the
  * cheap path (keep cwnd) and relies on ECN to detect a wrong guess.
  *
- * Model (shared/docs/algorithms.md, section 1):
+ * Model (docs/algorithms.md, SpecTCP):
  *
  *   on a loss event (fast-recovery entry or RTO) at time t:
  *     ECE seen in (t - srtt, t]        -> congestion: ssthresh = cwnd / 2

@@ -6,7 +6,7 @@
  * tests/unit/test_tp.c checks it against a double-precision reference and
  * tests/bench/tp_cost.sh counts its cost per update with callgrind.
  *
- * Model (shared/docs/algorithms.md, section 3):
+ * Model (docs/algorithms.md, TCP-TP):
  *
  *   sample     f <- (1 - a) f + a * 8 bytes_acked / (t - t0)    bit/s,
  *              a = 2^-ewma_shift, once per sampling period (t - t0 >=
