@@ -184,10 +184,12 @@ def expected_seconds(bs):
     return sum(b[0]["seconds"] + BATCH_OVERHEAD_S for b in bs)
 
 
-def expected_line(name, bs, n_cases, n_todo):
+def expected_line(name, bs, n_cases, n_todo, n_skipped=0):
     t = expected_seconds(bs)
     flows = sum(b[0]["seconds"] for b in bs)
-    done = f", {n_cases - n_todo} of {n_cases} already done" if n_todo < n_cases else ""
+    n_done = n_cases - n_todo - n_skipped
+    done = f", {n_done} of {n_cases} already done" if n_done else ""
+    done += f", {n_skipped} of {n_cases} skipped" if n_skipped else ""
     return (f"specnet-bench {name}: {n_todo} case(s) to run in {len(bs)} batch(es){done}; "
             f"expected run time {fmt_dur(t)} ({flows} s of flows + {len(bs)} x "
             f"{BATCH_OVERHEAD_S} s to build and tear down, under TCG)")
@@ -1034,7 +1036,8 @@ def main(argv=None):
             not (no_redopt and c["scenario"] == "red" and c["value"] == red_model_max())]
     max_paths = a.max_paths
     bs = batches(todo, max_paths, a.rate_budget)
-    print(expected_line(name, bs, len(cases), len(todo)), flush=True)
+    n_skipped = sum(case_key(c) not in done for c in cases) - len(todo)
+    print(expected_line(name, bs, len(cases), len(todo), n_skipped), flush=True)
     if todo:        # Mininet's leftovers of an earlier run (~10 s under TCG)
         subprocess.run("mn -c >/dev/null 2>&1", shell=True)
 

@@ -401,3 +401,12 @@ def test_cpecn_target_is_the_ratio_to_wecn_with_the_papers_figure(tmp_path):
     assert ("- cpecn (reno, mark 22) at 0.5% bad-state loss: cpecn >= wecn (within 3%); "
             "paper 1.72x: 1.00 [0.90-1.10]x wecn (3 reps), target >= 0.97: met by 0.03"
             ) in bench.targets(recs)
+
+
+def test_expected_line_tells_done_from_skipped():
+    bs = [[dict(seconds=60)]]
+    assert bench.expected_line("geo", bs, 4, 1, 2) == (
+        "specnet-bench geo: 1 case(s) to run in 1 batch(es), 1 of 4 already done, 2 of 4 "
+        "skipped; expected run time 1m40s (60 s of flows + 1 x 40 s to build and tear down, "
+        "under TCG)")
+    assert "already done" not in bench.expected_line("geo", [], 1, 0, 1)
