@@ -762,7 +762,7 @@ def verdict(got, op, want, f="{:.2f}"):
 
 
 def targets(records):
-    """The issue's targets, each judged on the median over repetitions (the
+    """The targets, each judged on the median over repetitions (the
     realized ceiling, ratios inside a repetition) and printed with its
     min-max, the target and by how much it is met or missed (figures, not
     assertions: a run that misses one still succeeds)."""

@@ -1,4 +1,4 @@
-"""specd at scale (issue 6): N managed destinations, all ECN capable
+"""specd at scale: N managed destinations, all ECN capable
 (addresses on a dummy device behind a router, one banner service on
 0.0.0.0:5201), probed and routed from a fresh start. Prints the time until
 every destination has its route, specd's RSS and CPU time.

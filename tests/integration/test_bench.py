@@ -1,4 +1,4 @@
-"""The benchmark suite's plumbing in the VM (issue 7): every Mininet
+"""The benchmark suite's plumbing in the VM: every Mininet
 topology of mininet/topos.py builds, carries traffic and tears down without
 leftovers; a tiny run of every scenario (specnet-bench --suite tiny) writes
 a results.json that validates against mininet/results.schema.json and a

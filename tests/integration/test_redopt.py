@@ -607,10 +607,11 @@ def ecn_two_flows():
 
 
 def test_ecn_flows_marked_same_goodput(redopt, figure):
-    """CE marks, and the goodput of classic RED within 10%. The issue also
-    expects a smaller average queue than classic RED's: measured over 18
+    """CE marks, and the goodput of classic RED within 10%. The model also
+    promises a smaller average queue than classic RED's: measured over 18
     runs, redopt's was 0.37-1.66x classic RED's, smaller in 11 (median
-    0.87x), so it is reported, not asserted (issue 3, open)."""
+    0.87x), so it is reported, not asserted (docs/algorithms.md,
+    redopt: known limits)."""
     r = ecn_two_flows()
     o, g = r["redopt"], r["goodput"]
     figure("redopt goodput Mbit/s", round(g["redopt"] / 1e6, 3))
@@ -622,7 +623,7 @@ def test_ecn_flows_marked_same_goodput(redopt, figure):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "issue 3, open: on Linux Reno the model's buffer L is filled at the end "
+    "known limit: on Linux Reno the model's buffer L is filled at the end "
     "of slow start and the EWMA (w = 2^-9) lags, so the first CA growth "
     "overflows before marks take effect (measured: 31-40 overflow drops a run, "
     "by 3.5 s, 0-3 drops after; no forced drop); a faster EWMA trades them "

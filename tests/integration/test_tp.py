@@ -1,15 +1,15 @@
 """tcp_tp (TCP-TP, congestion control `tp`) on the real stack:
 registration, parameters, module lifetime, the prediction and N per socket
-(`ss -ti`), the counters, and the behaviours of the issue: fewer
+(`ss -ti`), the counters, and the behaviours TCP-TP promises: fewer
 retransmissions than Reno over self-similar background load with goodput
 within 10% (15% for one 30 s run under TCG: see that test); 10 tp flows
-share the link (the issue's Jain >= 0.95 over the last 50 s of 60, none
+share the link (Jain >= 0.95 over the last 50 s of 60, none
 starves); a stable flow when the capacity parameter is twice the truth.
 Goodput is always the receiver's: end.sum_received, or the iperf3
 server's own intervals (--get-server-output) where seconds matter.
 
 Bottleneck: 10 Mbit/s (htb) with a 100-packet FIFO, 40 ms RTT (netem on the
-ACK path). 10 rather than the issue's example 20 Mbit/s: two such paths run
+ACK path). 10 rather than 20 Mbit/s: two such paths run
 side by side in one TCG vCPU with their background sources.
 """
 import json
@@ -207,7 +207,7 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     assert n["window_up"] + n["window_down"] > 0 and n["no_memory"] == 0, n
 
 
-# ---- the issue's three behaviours --------------------------------------
+# ---- the three behaviours ---------------------------------------------
 
 def onoff_run(secs, cc):
     """One @cc flow over the bottleneck with the seeded self-similar
@@ -234,7 +234,7 @@ def onoff_run(secs, cc):
     return rep, load, n, seen
 
 
-def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
+def test_onoff_fewer_retransmissions_than_reno_goodput_within_15pct(tp, figure):
     """One tp and then one reno flow over identical paths, each with the
     same self-similar background (6 on/off UDP sources, Pareto on 1.4 /
     off 1.2, 0.8 Mbit/s each while on: 1.4 Mbit/s mean of the 10 with seed
@@ -245,8 +245,8 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_10pct(tp, figure):
     goodput there (tests/bench/tp_rtt.py --sources 12).
 
     One measurement, no second attempt: goodput is the receiver's
-    (end.sum_received), and tp must get at least 0.85x Reno's, the issue's
-    10% widened by 5 points for the noise of one 30 s pair under TCG
+    (end.sum_received), and tp must get at least 0.85x Reno's, the
+    10% target widened by 5 points for the noise of one 30 s pair under TCG
     (single pairs measured 0.95-1.00 in nine runs and 0.88 once; an
     earlier tp 0.85 once). The comparison holds only if the reference
     Reno flow plus the background fill most of the link (>= 0.8; 0.95
