@@ -134,6 +134,7 @@ TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc
 SBINDIR  ?= /usr/local/sbin
 UNITDIR  ?= /usr/local/lib/systemd/system
 DOCDIR   ?= /usr/local/share/doc/specnet
+MANDIR   ?= /usr/local/share/man
 
 install: modules userspace
 	@for k in $(KVERS); do for m in $(MODULES); do \
@@ -147,9 +148,12 @@ install: modules userspace
 		/etc/iproute2/rt_protos.d/specnet.conf
 	@if [ -e /etc/specnet/specd.conf ]; then echo "kept /etc/specnet/specd.conf"; else \
 		install -D -m 0644 $(TOP)/userspace/specd/specd.conf /etc/specnet/specd.conf; fi
-	@install -D -m 0644 -t $(DOCDIR) $(TOP)/README.md $(TOP)/docs/*.md
+	@install -D -m 0644 -t $(DOCDIR) $(TOP)/README.md $(TOP)/CHANGELOG.md $(TOP)/docs/*.md
+	@install -D -m 0644 -t $(MANDIR)/man8 $(TOP)/man/*.8
+	@install -D -m 0644 -t $(MANDIR)/man5 $(TOP)/man/*.5
 	@echo "installed $(TC_LIB)/q_redopt.so, $(SBINDIR)/specctl, $(SBINDIR)/specd," \
-		"$(UNITDIR)/specd.service, /etc/iproute2/rt_protos.d/specnet.conf, $(DOCDIR)"
+		"$(UNITDIR)/specd.service, /etc/iproute2/rt_protos.d/specnet.conf, $(DOCDIR)," \
+		"man pages under $(MANDIR)"
 
 print-kvers:
 	@echo $(ALL_KVERS)

@@ -80,6 +80,7 @@ PKGS=(
 	iperf3 iproute2 ethtool mininet kmod procps psmisc
 	build-essential bc flex bison libelf-dev pkg-config sparse valgrind
 	libmnl-dev nftables bridge-utils iputils-ping python3-venv python3-dev dpkg-dev
+	groff-base man-db
 )
 missing=()
 for p in "${PKGS[@]}"; do
