@@ -769,7 +769,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: specd [-c FILE] [-n] [-d] [-k]\n"
 		"  -c FILE  config file (default %s)\n"
-		"  -n       check the config and exit (0 ok, 2 with file:line and reason)\n"
+		"  -n       check the config and exit (0 ok, 2 with file[:line] and reason)\n"
 		"  -d       dry run: decide and log, change no route\n"
 		"  -k       keep the routes when stopped (keep_routes = yes)\n"
 		"Signals: HUP reloads the config; TERM, INT withdraw the routes and exit.\n",

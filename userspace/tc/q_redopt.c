@@ -129,8 +129,8 @@ static void explain(void)
 		"loss-rate: loss events per second per flow, 0.001 to 4294967.295,\n"
 		"for the bound on the number of flows (m_bound in the dump).\n"
 		"Defaults: avpkt 1000, ewma 0.002 (2^-9), flows auto (or the\n"
-		"number of ssthresh values), window (C*rtt/avpkt + min)/flows,\n"
-		"no loss-rate.\n");
+		"number of ssthresh values), window (bandwidth*rtt/(8*avpkt)\n"
+		"+ min)/flows with bandwidth in bit/s, no loss-rate.\n");
 }
 
 /* An error before anything is sent: message, usage, tc exits 1. */

@@ -23,7 +23,8 @@ enum {
 	TCA_REDOPT_SSTHRESH,	/* binary u32[], SSth_i, packets (required):
 				 * one value for every flow, or m values */
 	TCA_REDOPT_WINDOW,	/* u32, W_i at first mark, packets (optional,
-				 * default (C r / s + min_th) / m) */
+				 * default (C r / (8 s) + min_th) / m, C in
+				 * bit/s, r in s, s in bytes) */
 	TCA_REDOPT_MIN,		/* u32, min_th, packets (required) */
 	TCA_REDOPT_MAX_P,	/* u32, max_p scaled by 2^32 (as TCA_RED_MAX_P) */
 	TCA_REDOPT_WLOG,	/* u8, EWMA weight w = 2^-Wlog (default 9) */
