@@ -72,7 +72,12 @@ SCENARIOS = {
 # take them: the competing flow's cc, tcp_cpecn's base algorithm
 RUNNER_OPTS = {"vs": ("dumbbell",), "base": ("hybrid", "cpecn")}
 ONOFF_SIZE = 1200       # UDP payload of the onoff background (+ 28 bytes UDP/IP)
-BATCH_OVERHEAD_S = 40   # build + teardown of one batch's Mininet under TCG (estimate)
+# Build, teardown and bookkeeping of one batch under TCG, measured on the
+# 2-core bed (6.1 guest): 8 s a batch plus 7 s a path (geo 2 paths: 21 s;
+# cpecn 4 paths: 35 s), a satellite path 15 s (12 paths: 146-233 s)
+BATCH_FIXED_S = 8
+PATH_S = {"satellite": 15}
+PATH_S_DEFAULT = 7
 HEADLINE_SECONDS = 90   # the headline suite's flows (satellite twice that): ~1h20m
 
 PAPER = {
@@ -180,10 +185,15 @@ def expand(runs):
     return cases
 
 
+def batch_overhead(b):
+    """Seconds to build, tear down and account batch @b under TCG."""
+    return BATCH_FIXED_S + len(b) * PATH_S.get(b[0]["scenario"], PATH_S_DEFAULT)
+
+
 def expected_seconds(bs):
     """Expected run time of batches @bs under TCG: each batch's flow
-    duration plus BATCH_OVERHEAD_S to build and tear down its Mininet."""
-    return sum(b[0]["seconds"] + BATCH_OVERHEAD_S for b in bs)
+    duration plus its overhead (batch_overhead)."""
+    return sum(b[0]["seconds"] + batch_overhead(b) for b in bs)
 
 
 def expected_line(name, bs, n_cases, n_todo, n_skipped=0):
@@ -193,8 +203,8 @@ def expected_line(name, bs, n_cases, n_todo, n_skipped=0):
     done = f", {n_done} of {n_cases} already done" if n_done else ""
     done += f", {n_skipped} of {n_cases} skipped" if n_skipped else ""
     return (f"specnet-bench {name}: {n_todo} case(s) to run in {len(bs)} batch(es){done}; "
-            f"expected run time {fmt_dur(t)} ({flows} s of flows + {len(bs)} x "
-            f"{BATCH_OVERHEAD_S} s to build and tear down, under TCG)")
+            f"expected run time {fmt_dur(t)} ({flows} s of flows + {t - flows} s to build "
+            f"and tear down {sum(len(b) for b in bs)} path(s), under TCG)")
 
 
 # ---- measurements --------------------------------------------------------

@@ -308,7 +308,8 @@ def test_headline_suite_three_reps_within_two_hours():
         ([0.5], ["cpecn", "wecn"])
     bs = bench.batches(cases, 12, 40e6)
     t = bench.expected_seconds(bs)
-    assert t == sum(b[0]["seconds"] for b in bs) + bench.BATCH_OVERHEAD_S * len(bs)
+    assert t == sum(b[0]["seconds"] + bench.BATCH_FIXED_S + len(b) *
+                    bench.PATH_S.get(b[0]["scenario"], bench.PATH_S_DEFAULT) for b in bs)
     assert 3600 <= t <= 2 * 3600, t
     line = bench.expected_line("headline", bs, len(cases), len(cases))
     assert f"expected run time {bench.fmt_dur(t)}" in line and "135 case(s)" in line
@@ -351,9 +352,9 @@ def test_scenario_run_prints_its_expected_time_first_resumes_and_fails(tmp_path,
             "--seconds", "60", "--out", str(tmp_path), "--no-plots"]
     assert bench.main(argv) == 1
     out = capsys.readouterr().out
-    # 12 cases, two 20 Mbit/s geo paths to a batch: 6 x (60 + 40) s
+    # 12 cases, two 20 Mbit/s geo paths to a batch: 6 x (60 + 8 + 2 x 7) s
     first = ("specnet-bench geo: 12 case(s) to run in 6 batch(es); expected run time "
-             "10m00s (360 s of flows + 6 x 40 s to build and tear down, under TCG)")
+             "8m12s (360 s of flows + 132 s to build and tear down 12 path(s), under TCG)")
     assert out.splitlines()[0] == first and ran == ["mn -c"] + [2] * 6
     assert "FAILED: 2 flow(s)" in out
     with open(tmp_path / "summary.md") as f:
@@ -404,9 +405,19 @@ def test_cpecn_target_is_the_ratio_to_wecn_with_the_papers_figure(tmp_path):
 
 
 def test_expected_line_tells_done_from_skipped():
-    bs = [[dict(seconds=60)]]
+    bs = [[dict(seconds=60, scenario="geo")]]
     assert bench.expected_line("geo", bs, 4, 1, 2) == (
         "specnet-bench geo: 1 case(s) to run in 1 batch(es), 1 of 4 already done, 2 of 4 "
-        "skipped; expected run time 1m40s (60 s of flows + 1 x 40 s to build and tear down, "
-        "under TCG)")
+        "skipped; expected run time 1m15s (60 s of flows + 15 s to build and tear down "
+        "1 path(s), under TCG)")
     assert "already done" not in bench.expected_line("geo", [], 1, 0, 1)
+
+
+def test_batch_overhead_grows_with_its_paths():
+    # measured under TCG: a satellite path costs 15 s to build and tear
+    # down (12 paths: 146-233 s), another path 7 s, a batch 8 s more
+    sat = [dict(seconds=180, scenario="satellite")] * 12
+    geo = [dict(seconds=90, scenario="geo")] * 2
+    assert bench.batch_overhead(sat) == 8 + 12 * 15
+    assert bench.batch_overhead(geo) == 8 + 2 * 7
+    assert bench.expected_seconds([sat, geo]) == 180 + 188 + 90 + 22
