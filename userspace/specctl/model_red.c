@@ -277,7 +277,7 @@ int specctl_model_red(int argc, char **argv)
 				specctl_bad_value("loss-rate", optarg, why);
 			if (!v || v > UINT32_MAX)
 				specctl_bad_value("loss-rate", optarg,
-					  "must be 0.001..4294967 loss events/s (omit it if unknown)");
+					  "must be 0.001..4294967.295 loss events/s (omit it if unknown)");
 			p.loss_rate_milli = (uint32_t)v;
 			break;
 		case OPT_JSON:

@@ -767,12 +767,14 @@ static void sleep_until(long long deadline_ms)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: specd [-c FILE] [-n] [-d] [-k]\n"
+		"usage: specd [-c FILE] [-n] [-d] [-k] [-h]\n"
 		"  -c FILE  config file (default %s)\n"
 		"  -n       check the config and exit (0 ok, 2 with file[:line] and reason)\n"
 		"  -d       dry run: decide and log, change no route\n"
 		"  -k       keep the routes when stopped (keep_routes = yes)\n"
-		"Signals: HUP reloads the config; TERM, INT withdraw the routes and exit.\n",
+		"  -h       this help\n"
+		"Signals: HUP reloads the config; TERM, INT withdraw the routes\n"
+		"(unless -k or keep_routes = yes) and exit.\n",
 		SPECD_DEFAULT_CONF);
 }
 
