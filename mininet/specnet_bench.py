@@ -32,6 +32,7 @@ import datetime
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -533,11 +534,8 @@ def mean(xs):
 def median(xs):
     """Median of @xs (the mean of the middle two for an even count); None
     entries are missing figures and are left out."""
-    xs = sorted(x for x in xs if x is not None)
-    if not xs:
-        return None
-    m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
 
 
 class Spread(tuple):

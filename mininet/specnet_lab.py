@@ -568,6 +568,19 @@ def node_qdisc_stats(node, intf):
     return st
 
 
+def nl_attrs(buf):
+    """(type, payload) of each netlink attribute in @buf, the nested and
+    byte-order flags masked off; stops at a malformed length."""
+    import struct
+    off = 0
+    while off + 4 <= len(buf):
+        ln, typ = struct.unpack_from("=HH", buf, off)
+        if ln < 4:
+            return
+        yield typ & 0x3FFF, buf[off + 4:off + ln]
+        off += (ln + 3) & ~3
+
+
 class QueueSampler:
     """The backlog of chosen qdiscs in other network namespaces (Mininet
     nodes), every @period seconds, from one thread over rtnetlink: no
@@ -634,24 +647,13 @@ class QueueSampler:
 
     def _queue(self, attrs):
         import struct
-        for typ, val in self._attrs(attrs):
+        for typ, val in nl_attrs(attrs):
             if typ == self.TCA_STATS2:
-                for t2, v2 in self._attrs(val):
+                for t2, v2 in nl_attrs(val):
                     if t2 == self.TCA_STATS_QUEUE and len(v2) >= 8:
                         qlen, backlog = struct.unpack_from("=II", v2)
                         return backlog, qlen
         return None
-
-    @staticmethod
-    def _attrs(buf):
-        import struct
-        off = 0
-        while off + 4 <= len(buf):
-            ln, typ = struct.unpack_from("=HH", buf, off)
-            if ln < 4:
-                return
-            yield typ & 0x3FFF, buf[off + 4:off + ln]
-            off += (ln + 3) & ~3
 
     def start(self):
         import threading

@@ -274,20 +274,13 @@ def test_netlink_validation(redopt, dummy, case):
 # TCA_OPTIONS, decoded by neither tc, the plugin nor the uapi header.
 RAW_DUMP = r"""
 import json, socket, struct, sys
+sys.path.insert(0, sys.argv[2])
+from specnet_lab import nl_attrs as attrs
 idx = socket.if_nametoindex(sys.argv[1])
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
 s.bind((0, 0))
 # RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, an empty tcmsg
 s.send(struct.pack("=IHHII", 36, 38, 0x301, 1, 0) + bytes(20))
-
-def attrs(b):
-    o = 0
-    while o + 4 <= len(b):
-        ln, t = struct.unpack_from("=HH", b, o)
-        if ln < 4:
-            return
-        yield t & 0x3FFF, b[o + 4:o + ln]
-        o += (ln + 3) & ~3
 
 found, done = None, False
 while not done:
@@ -309,7 +302,8 @@ print(json.dumps(found))
 
 
 def raw_options(ns, dev):
-    out = json.loads(lab.sh(f"python3 -c {shlex.quote(RAW_DUMP)} {dev}", ns=ns))
+    mininet = os.path.dirname(os.path.abspath(lab.__file__))
+    out = json.loads(lab.sh(f"python3 -c {shlex.quote(RAW_DUMP)} {dev} {mininet}", ns=ns))
     assert out is not None, f"no redopt root qdisc on {dev}"
     return {int(t): bytes.fromhex(v) for t, v in out.items()}
 
