@@ -88,6 +88,7 @@
 
 #include "compat.h"
 #include "ecn_syn.h"
+#include "qdelay_glue.h"
 #include <specnet/cpecn.h>
 
 /* ---- parameters -------------------------------------------------------- */
@@ -197,6 +198,39 @@ static const struct kernel_param_ops cpecn_base_ops = {
 module_param_cb(base, &cpecn_base_ops, NULL, 0644);
 MODULE_PARM_DESC(base, "base algorithm for the decrease: reno (default) or westwood (read at connection start)");
 
+/* The delay signal and circuit breaker (qdelay.h), bounded as
+ * qd_check_params() says; cpecn and wecn alike.
+ */
+static struct qd_params cpecn_qd __read_mostly = QD_PARAMS_DEFAULT;
+
+static int cpecn_param_set_qd(const char *val, const struct kernel_param *kp)
+{
+	return specnet_qd_param_set(&cpecn_qd, val, kp);
+}
+
+static const struct kernel_param_ops cpecn_qd_ops = {
+	.set = cpecn_param_set_qd,
+	.get = param_get_uint,
+};
+module_param_cb(qd_enable, &cpecn_qd_ops, &cpecn_qd.enable, 0644);
+MODULE_PARM_DESC(qd_enable,
+		 "before the first ECN-Echo, a loss with a standing queue is congestion; a loss rate far above corruption's trips a breaker (0..1, default 1)");
+module_param_cb(qd_loss_us, &cpecn_qd_ops, &cpecn_qd.loss_us, 0644);
+MODULE_PARM_DESC(qd_loss_us,
+		 "least queueing delay that makes a loss congestion, us (100..1000000, default 5000)");
+module_param_cb(qd_loss_pct, &cpecn_qd_ops, &cpecn_qd.loss_pct, 0644);
+MODULE_PARM_DESC(qd_loss_pct,
+		 "... or this percentage of the min RTT if larger (1..100, default 25)");
+module_param_cb(qd_win_ms, &cpecn_qd_ops, &cpecn_qd.win_ms, 0644);
+MODULE_PARM_DESC(qd_win_ms,
+		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 10000)");
+module_param_cb(qd_brk_floor, &cpecn_qd_ops, &cpecn_qd.brk_floor, 0644);
+MODULE_PARM_DESC(qd_brk_floor,
+		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");
+module_param_cb(qd_brk_mult, &cpecn_qd_ops, &cpecn_qd.brk_mult, 0644);
+MODULE_PARM_DESC(qd_brk_mult,
+		 "... and at least this many times the corruption baseline (2..100, default 3)");
+
 /* ---- per-netns counters ----------------------------------------------- */
 
 enum cpecn_algo {
@@ -211,6 +245,8 @@ enum cpecn_counter {
 	CPECN_CNT_CORRUPT,	/* ... judged corruption (cwnd kept) */
 	CPECN_CNT_ECE_RED,	/* cwnd reductions caused by ECN-Echo */
 	CPECN_CNT_NON_ECN,	/* connections without negotiated ECN */
+	CPECN_CNT_DELAY,	/* losses judged congestion by the delay/breaker */
+	CPECN_CNT_BREAKER,	/* circuit-breaker trips */
 	CPECN_CNT_MAX
 };
 
@@ -220,6 +256,8 @@ static const char * const cpecn_counter_names[CPECN_CNT_MAX] = {
 	[CPECN_CNT_CORRUPT]	= "loss_corruption",
 	[CPECN_CNT_ECE_RED]	= "ece_reductions",
 	[CPECN_CNT_NON_ECN]	= "non_ecn_connections",
+	[CPECN_CNT_DELAY]	= "delay_congestion",
+	[CPECN_CNT_BREAKER]	= "breaker_trips",
 };
 
 struct cpecn_net {
@@ -293,6 +331,7 @@ enum cpecn_verdict {
 	CPECN_VERDICT_NONE,	/* no ssthresh() call since the last set_state */
 	CPECN_VERDICT_CONGEST,
 	CPECN_VERDICT_CORRUPT,
+	CPECN_VERDICT_DELAY,	/* congestion by the delay signal or breaker */
 };
 
 #define CPECN_BW_MIN_WIN_US	(50 * USEC_PER_MSEC)	/* tcp_westwood's */
@@ -300,6 +339,7 @@ enum cpecn_verdict {
 
 struct cpecn_ca {
 	struct cpecn_state win;	/* the CP window */
+	struct qd_state qd;	/* delay signal and circuit breaker */
 	u64 bw_ns_est;		/* Westwood+: first filter, pkts/s Q8 */
 	u64 bw_est;		/* ... second filter, pkts/s Q8, 0: none */
 	u32 bw_t0_us;		/* start of the bandwidth sample */
@@ -351,6 +391,7 @@ static void cpecn_init(struct sock *sk)
 		cpecn_count(sk, CPECN_CNT_NON_ECN);
 		return;
 	}
+	qd_init(&ca->qd);
 	/* Pace, so that a window restored after an RTO is not a burst. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 }
@@ -420,6 +461,8 @@ static void cpecn_in_ack_event(struct sock *sk, u32 flags)
 static u32 cpecn_ssthresh(struct sock *sk)
 {
 	struct cpecn_ca *ca = inet_csk_ca(sk);
+	enum qd_verdict qv = QD_QUIET;
+	struct qd_params qdp;
 	bool congested;
 
 	if (!cpecn_ecn_ok(tcp_sk(sk)))
@@ -428,7 +471,18 @@ static u32 cpecn_ssthresh(struct sock *sk)
 		congested = cpecn_wecn_congested(cpecn_last_ece(&ca->win));
 	else
 		congested = cpecn_congested(&ca->win);
-	ca->verdict = congested ? CPECN_VERDICT_CONGEST : CPECN_VERDICT_CORRUPT;
+	if (!congested && cpecn_ecn_ok(tcp_sk(sk))) {
+		/* No ECN evidence: the breaker, and the queue until the
+		 * first ECE shows that the bottleneck marks.
+		 */
+		specnet_qd_params_read(&cpecn_qd, &qdp);
+		qv = qd_loss_verdict(&ca->qd, &qdp);
+		if (qv == QD_DELAY && ca->ece_acks)
+			qv = QD_QUIET;
+		congested = qv != QD_QUIET;
+	}
+	ca->verdict = qv != QD_QUIET ? CPECN_VERDICT_DELAY :
+		      congested ? CPECN_VERDICT_CONGEST : CPECN_VERDICT_CORRUPT;
 	ca->restore_cwnd = congested ? 0 : tcp_snd_cwnd(tcp_sk(sk));
 	return congested ? cpecn_decrease(sk) : ca->restore_cwnd;
 }
@@ -454,8 +508,10 @@ static void cpecn_set_state(struct sock *sk, u8 new_state)
 			break;
 		}
 		cpecn_count(sk, CPECN_CNT_LOSS);
-		cpecn_count(sk, v == CPECN_VERDICT_CONGEST ? CPECN_CNT_CONGEST :
-							     CPECN_CNT_CORRUPT);
+		cpecn_count(sk, v == CPECN_VERDICT_CORRUPT ? CPECN_CNT_CORRUPT :
+							     CPECN_CNT_CONGEST);
+		if (v == CPECN_VERDICT_DELAY)
+			cpecn_count(sk, CPECN_CNT_DELAY);
 		if (new_state != TCP_CA_Loss)
 			ca->restore_cwnd = 0;	/* recovery: cwnd is kept */
 		break;
@@ -480,6 +536,8 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct cpecn_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct qd_params qdp;
+	u32 before, cap;
 
 	if (ca->restore_cwnd && acked) {
 		/* First ACK of new data after an RTO judged corruption: the
@@ -495,7 +553,28 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 			return;
 		}
 	}
+	before = tcp_snd_cwnd(tp);
 	tcp_reno_cong_avoid(sk, ack, acked);
+	if (ca->ece_acks || !cpecn_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before)
+		return;
+	/* Until the first ECE, growth stops at the delay signal's cap. */
+	specnet_qd_params_read(&cpecn_qd, &qdp);
+	cap = qd_cwnd_cap(&ca->qd, &qdp);
+	if (tcp_snd_cwnd(tp) > cap)
+		tcp_snd_cwnd_set(tp, max(before, cap));
+}
+
+/* Every ACK, in recovery too: the delay signal's samples and rounds. */
+static void cpecn_pkts_acked(struct sock *sk, const struct ack_sample *sample)
+{
+	struct cpecn_ca *ca = inet_csk_ca(sk);
+	struct qd_params qdp;
+
+	if (!cpecn_ecn_ok(tcp_sk(sk)))
+		return;
+	specnet_qd_params_read(&cpecn_qd, &qdp);
+	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
+		cpecn_count(sk, CPECN_CNT_BREAKER);
 }
 
 static u32 cpecn_undo_cwnd(struct sock *sk)
@@ -532,6 +611,7 @@ static size_t cpecn_get_info(struct sock *sk, u32 ext, int *attr,
 	.cong_avoid	= cpecn_cong_avoid,		\
 	.set_state	= cpecn_set_state,		\
 	.in_ack_event	= cpecn_in_ack_event,		\
+	.pkts_acked	= cpecn_pkts_acked,		\
 	.undo_cwnd	= cpecn_undo_cwnd,		\
 	.get_info	= cpecn_get_info,		\
 	.owner		= THIS_MODULE

@@ -93,6 +93,7 @@
 
 #include "compat.h"
 #include "ecn_syn.h"
+#include "qdelay_glue.h"
 #include <specnet/spec.h>
 
 /* ---- parameters -------------------------------------------------------- */
@@ -130,6 +131,39 @@ module_param_cb(p_corrupt, &spec_p_corrupt_ops, &spec_params.p_corrupt, 0644);
 MODULE_PARM_DESC(p_corrupt,
 		 "probability that a loss without a recent ECN-Echo is corruption, per-mille (0..1000, default 1000)");
 
+/* The delay signal and circuit breaker (qdelay.h), bounded as
+ * qd_check_params() says.
+ */
+static struct qd_params spec_qd __read_mostly = QD_PARAMS_DEFAULT;
+
+static int spec_param_set_qd(const char *val, const struct kernel_param *kp)
+{
+	return specnet_qd_param_set(&spec_qd, val, kp);
+}
+
+static const struct kernel_param_ops spec_qd_ops = {
+	.set = spec_param_set_qd,
+	.get = param_get_uint,
+};
+module_param_cb(qd_enable, &spec_qd_ops, &spec_qd.enable, 0644);
+MODULE_PARM_DESC(qd_enable,
+		 "before the first ECN-Echo, a loss with a standing queue is congestion; a loss rate far above corruption's trips a breaker (0..1, default 1)");
+module_param_cb(qd_loss_us, &spec_qd_ops, &spec_qd.loss_us, 0644);
+MODULE_PARM_DESC(qd_loss_us,
+		 "least queueing delay that makes a loss congestion, us (100..1000000, default 5000)");
+module_param_cb(qd_loss_pct, &spec_qd_ops, &spec_qd.loss_pct, 0644);
+MODULE_PARM_DESC(qd_loss_pct,
+		 "... or this percentage of the min RTT if larger (1..100, default 25)");
+module_param_cb(qd_win_ms, &spec_qd_ops, &spec_qd.win_ms, 0644);
+MODULE_PARM_DESC(qd_win_ms,
+		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 10000)");
+module_param_cb(qd_brk_floor, &spec_qd_ops, &spec_qd.brk_floor, 0644);
+MODULE_PARM_DESC(qd_brk_floor,
+		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");
+module_param_cb(qd_brk_mult, &spec_qd_ops, &spec_qd.brk_mult, 0644);
+MODULE_PARM_DESC(qd_brk_mult,
+		 "... and at least this many times the corruption baseline (2..100, default 3)");
+
 /* ---- per-netns counters ----------------------------------------------- */
 
 enum spec_counter {
@@ -140,6 +174,8 @@ enum spec_counter {
 	SPEC_CNT_MISPRED,	/* ECE within one srtt after a corruption guess */
 	SPEC_CNT_RTO_RESTORE,	/* pre-loss cwnd restored after an RTO */
 	SPEC_CNT_NON_ECN,	/* connections without negotiated ECN (Reno) */
+	SPEC_CNT_DELAY,		/* losses judged congestion by the delay/breaker */
+	SPEC_CNT_BREAKER,	/* circuit-breaker trips */
 	SPEC_CNT_MAX
 };
 
@@ -151,6 +187,8 @@ static const char * const spec_counter_names[SPEC_CNT_MAX] = {
 	[SPEC_CNT_MISPRED]	= "mispredictions",
 	[SPEC_CNT_RTO_RESTORE]	= "rto_restores",
 	[SPEC_CNT_NON_ECN]	= "non_ecn_connections",
+	[SPEC_CNT_DELAY]	= "delay_congestion",
+	[SPEC_CNT_BREAKER]	= "breaker_trips",
 };
 
 struct spec_net {
@@ -209,6 +247,7 @@ static struct pernet_operations spec_net_ops = {
 /* ---- per-socket state -------------------------------------------------- */
 
 struct spec_ca {
+	struct qd_state qd;	/* delay signal and circuit breaker */
 	u32 last_ece_us;	/* tcp_mstamp (us, low 32 bits) of last ECE */
 	u32 spec_us;		/* when the last loss was guessed corruption */
 	u32 spec_cwnd;		/* cwnd before that loss (packets) */
@@ -256,6 +295,9 @@ static struct tcp_congestion_ops tcp_spec_reno __read_mostly = {
 	.name		= "spec-reno",
 };
 
+/* At most one "without ECN" message a minute. */
+static DEFINE_RATELIMIT_STATE(spec_non_ecn_rs, 60 * HZ, 1);
+
 static void spec_init(struct sock *sk)
 {
 	struct spec_ca *ca = inet_csk_ca(sk);
@@ -269,8 +311,11 @@ static void spec_init(struct sock *sk)
 		inet_csk(sk)->icsk_ca_ops = &tcp_spec_reno;
 		INET_ECN_dontxmit(sk);
 		spec_count(sk, SPEC_CNT_NON_ECN);
+		if (__ratelimit(&spec_non_ecn_rs))
+			pr_info("a connection without ECN runs plain Reno: the peer refused ECN, or spec was chosen after the SYN (iperf3 -C does that); choose spec before connecting (sysctl net.ipv4.tcp_congestion_control, ip route ... congctl spec) or set net.ipv4.tcp_ecn=1 (counter non_ecn_connections in /proc/net/tcp_spec)\n");
 		return;
 	}
+	qd_init(&ca->qd);
 	ca->prior_una = tcp_sk(sk)->snd_una;
 	/* Pace, so that a restored cwnd is not sent as a burst. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
@@ -282,7 +327,9 @@ static u32 spec_ssthresh(struct sock *sk)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
 	u32 now = spec_now_us(tp);
+	struct qd_params qdp;
 	enum spec_verdict v;
+	enum qd_verdict qv;
 	bool ece_recent;
 
 	if (!spec_ecn_ok(tp)) {
@@ -293,8 +340,16 @@ static u32 spec_ssthresh(struct sock *sk)
 	ece_recent = ca->ece_seen &&
 		     spec_within(now, ca->last_ece_us,
 				 spec_window_us(spec_srtt_us(tp)));
-	v = spec_classify(&spec_params, ece_recent,
-			  ece_recent ? 0 : get_random_u32_below(SPEC_P_UNIT));
+	/* The breaker always; the queue only until ECN has shown that the
+	 * bottleneck marks (then a mark, not a queue, is congestion).
+	 */
+	specnet_qd_params_read(&spec_qd, &qdp);
+	qv = qd_loss_verdict(&ca->qd, &qdp);
+	if (qv == QD_DELAY && ca->ece_seen)
+		qv = QD_QUIET;
+	v = spec_classify(&spec_params, ece_recent, qv != QD_QUIET,
+			  ece_recent || qv != QD_QUIET ? 0 :
+			  get_random_u32_below(SPEC_P_UNIT));
 	ca->verdict = v;
 	if (v != SPEC_CORRUPT) {
 		ca->ss_pending = 0;
@@ -311,6 +366,14 @@ static u32 spec_ssthresh(struct sock *sk)
 		ca->ss_pending = 1;
 	}
 	return spec_target_ssthresh(v, cwnd);
+}
+
+/* A loss event's verdict in the counters. */
+static void spec_count_verdict(struct sock *sk, enum spec_verdict v)
+{
+	spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT : SPEC_CNT_CONGEST);
+	if (v == SPEC_CONG_DELAY)
+		spec_count(sk, SPEC_CNT_DELAY);
 }
 
 /* The episode guessed corruption is over (its recovery ended, or an RTO's
@@ -386,8 +449,7 @@ static void spec_enter_recovery(struct sock *sk, u8 old_state, u8 new_state,
 	} else {
 		spec_count(sk, SPEC_CNT_LOSS);
 		if (spec_ecn_ok(tp)) {
-			spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
-							   SPEC_CNT_CONGEST);
+			spec_count_verdict(sk, v);
 			ca->restore_cwnd = (new_state == TCP_CA_Loss &&
 					    v == SPEC_CORRUPT) ?
 					   ca->spec_cwnd : 0;
@@ -418,8 +480,7 @@ static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
 		 * window is kept.
 		 */
 		spec_count(sk, SPEC_CNT_LOSS);
-		spec_count(sk, v == SPEC_CORRUPT ? SPEC_CNT_CORRUPT :
-						   SPEC_CNT_CONGEST);
+		spec_count_verdict(sk, v);
 		if (v == SPEC_CORRUPT) {
 			ca->reducing = 0;
 			return;
@@ -548,6 +609,39 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	tcp_reno_cong_avoid(sk, ack, acked);
 }
 
+/* Growth from @before stops at the delay signal's cap until the first ECE
+ * (qd_cwnd_cap(): twice what the path delivers in a min RTT, plus the
+ * threshold's queue), so that a window never outgrows a path that does not
+ * mark.
+ */
+static void spec_cap_growth(struct sock *sk, u32 before)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	struct qd_params qdp;
+	u32 cap;
+
+	if (ca->ece_seen || tcp_snd_cwnd(tp) <= before)
+		return;
+	specnet_qd_params_read(&spec_qd, &qdp);
+	cap = qd_cwnd_cap(&ca->qd, &qdp);
+	if (tcp_snd_cwnd(tp) > cap)
+		tcp_snd_cwnd_set(tp, max(before, cap));
+}
+
+/* Every ACK, in recovery too: the delay signal's samples and rounds. */
+static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
+{
+	struct spec_ca *ca = inet_csk_ca(sk);
+	struct qd_params qdp;
+
+	if (!spec_ecn_ok(tcp_sk(sk)))
+		return;
+	specnet_qd_params_read(&spec_qd, &qdp);
+	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
+		spec_count(sk, SPEC_CNT_BREAKER);
+}
+
 static u32 spec_undo_cwnd(struct sock *sk)
 {
 	struct spec_ca *ca = inet_csk_ca(sk);
@@ -595,6 +689,7 @@ static void spec_corrupt_recovery(struct sock *sk, u32 acked)
 		tp->snd_cwnd_clamp);
 	if (w > cwnd) {
 		tcp_snd_cwnd_set(tp, w);
+		spec_cap_growth(sk, cwnd);
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
 }
@@ -641,7 +736,10 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
 	} else if (tp->reordering >
 		   READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_reordering) ?
 		   acked : una) {
+		u32 before = tcp_snd_cwnd(tp);
+
 		spec_cong_avoid(sk, tp->snd_una, acked);
+		spec_cap_growth(sk, before);
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
 	spec_set_pacing_rate(sk);
@@ -654,6 +752,7 @@ static struct tcp_congestion_ops tcp_spec __read_mostly = {
 	.cong_control	= spec_cong_control,
 	.set_state	= spec_set_state,
 	.in_ack_event	= spec_in_ack_event,
+	.pkts_acked	= spec_pkts_acked,
 	.undo_cwnd	= spec_undo_cwnd,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,

@@ -276,3 +276,21 @@ def test_goodput_1_2x_reno_on_lossy_wireless_path(cpecn, figure):
     finally:
         for c in chains.values():
             c.destroy()
+
+
+# ---- a bottleneck that never marks ---------------------------------------------
+
+def test_fifo_without_marks_is_congestion_not_collapse(cpecn, figure):
+    """cpecn's CE-sequence estimate sees nothing on a FIFO that never marks:
+    the delay signal judges the overflow losses congestion instead, and
+    cpecn shares with cubic (tests/integration/fifo.py)."""
+    import fifo
+    r = fifo.against_cubic("cpecn")
+    try:
+        n = counters(r["chain"], "cpecn")
+        figure("cpecn losses: delay congestion / corruption / breaker trips",
+               f"{n['delay_congestion']}/{n['loss_corruption']}/{n['breaker_trips']}")
+        fifo.assert_safe(r, figure, "cpecn")
+        assert n["delay_congestion"] >= 1, n
+    finally:
+        r["chain"].destroy()

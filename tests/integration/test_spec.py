@@ -392,3 +392,23 @@ def test_goodput_2x_reno_on_lossy_path(spec, figure):
     finally:
         for c in chains.values():
             c.destroy()
+
+
+# ---- a bottleneck that never marks ---------------------------------------------
+
+def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
+    """Against cubic through a tail-drop FIFO that never marks: the overflow
+    losses are judged congestion by the queueing delay, so spec backs off
+    like a loss-based sender; its share, the FIFO's drops and its window
+    stay bounded (tests/integration/fifo.py)."""
+    import fifo
+    r = fifo.against_cubic("spec")
+    try:
+        n = counters(r["chain"])
+        figure("spec losses: delay congestion / corruption / breaker trips",
+               f"{n['delay_congestion']}/{n['predicted_corruption']}/{n['breaker_trips']}")
+        fifo.assert_safe(r, figure, "spec")
+        assert n["delay_congestion"] >= 1, n
+        assert n["non_ecn_connections"] == 0, n
+    finally:
+        r["chain"].destroy()

@@ -29,20 +29,27 @@ static void test_classify(void)
 	/* a recent ECE always means congestion, whatever the draw */
 	p.p_corrupt = 1000;
 	for (r = 0; r < SPEC_P_UNIT; r++)
-		CHECK(spec_classify(&p, true, r) == SPEC_CONG_ECE, "r=%u", r);
+		CHECK(spec_classify(&p, true, false, r) == SPEC_CONG_ECE, "r=%u", r);
 
 	/* p = 1000: always corruption; p = 0: never */
 	for (r = 0; r < SPEC_P_UNIT; r++)
-		CHECK(spec_classify(&p, false, r) == SPEC_CORRUPT, "p=1000 r=%u", r);
+		CHECK(spec_classify(&p, false, false, r) == SPEC_CORRUPT, "p=1000 r=%u", r);
 	p.p_corrupt = 0;
 	for (r = 0; r < SPEC_P_UNIT; r++)
-		CHECK(spec_classify(&p, false, r) == SPEC_CONG_DRAW, "p=0 r=%u", r);
+		CHECK(spec_classify(&p, false, false, r) == SPEC_CONG_DRAW, "p=0 r=%u", r);
+	/* the delay signal: congestion whatever the draw; ECE first */
+	p.p_corrupt = 1000;
+	for (r = 0; r < SPEC_P_UNIT; r++)
+		CHECK(spec_classify(&p, false, true, r) == SPEC_CONG_DELAY, "delay r=%u", r);
+	CHECK(spec_classify(&p, true, true, 0) == SPEC_CONG_ECE, "ECE and delay");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DELAY, 100) == 50, "delay halves");
+	p.p_corrupt = 0;
 
 	/* Bernoulli(p): exactly p of the 1000 equiprobable draws are corruption */
 	for (p.p_corrupt = 0; p.p_corrupt <= SPEC_P_UNIT; p.p_corrupt += 125) {
 		n_corrupt = 0;
 		for (r = 0; r < SPEC_P_UNIT; r++)
-			n_corrupt += spec_classify(&p, false, r) == SPEC_CORRUPT;
+			n_corrupt += spec_classify(&p, false, false, r) == SPEC_CORRUPT;
 		CHECK(n_corrupt == p.p_corrupt, "p=%u got %u", p.p_corrupt, n_corrupt);
 	}
 }

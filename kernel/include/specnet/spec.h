@@ -10,6 +10,10 @@
  *
  *   on a loss event (fast-recovery entry or RTO) at time t:
  *     ECE seen in (t - srtt, t]        -> congestion: ssthresh = cwnd / 2
+ *     else a standing queue or a loss  -> congestion: ssthresh = cwnd / 2
+ *       rate far above corruption's       (qdelay.h; the queue test only
+ *                                          until the first ECE: then ECN
+ *                                          is the congestion signal)
  *     else with probability p          -> corruption: window as if no loss
  *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
  *
@@ -81,6 +85,9 @@ enum spec_verdict {
 	SPEC_CONG_ECE,		/* ECE within the last srtt: congestion */
 	SPEC_CONG_DRAW,		/* no ECE, Bernoulli drew congestion */
 	SPEC_CORRUPT,		/* no ECE, Bernoulli drew corruption */
+	SPEC_CONG_DELAY,	/* no ECE, a standing queue or a loss rate far
+				 * above corruption's (qdelay.h): congestion
+				 */
 };
 
 /* The single validity check every entry point (module parameter, tools)
@@ -107,14 +114,18 @@ static inline bool spec_within(u32 now_us, u32 then_us, u32 win_us)
 
 /*
  * Classify a loss. @ece_recent: an ECN-Echo arrived within the last srtt.
- * @rnd: uniform in [0, SPEC_P_UNIT), supplied by the caller; it is only
- * consumed when there is no ECE.
+ * @delay: the delay signal or the circuit breaker (qdelay.h) found
+ * congestion. @rnd: uniform in [0, SPEC_P_UNIT), supplied by the caller;
+ * it is only consumed when neither says congestion.
  */
 static inline enum spec_verdict spec_classify(const struct spec_params *p,
-					      bool ece_recent, u32 rnd)
+					      bool ece_recent, bool delay,
+					      u32 rnd)
 {
 	if (ece_recent)
 		return SPEC_CONG_ECE;
+	if (delay)
+		return SPEC_CONG_DELAY;
 	return rnd < p->p_corrupt ? SPEC_CORRUPT : SPEC_CONG_DRAW;
 }
 

@@ -20,6 +20,7 @@
 #include <linux/bits.h>
 #include <linux/math64.h>
 #else
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <errno.h>

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Queueing delay and loss rate as congestion evidence where the bottleneck
+ * never marks: the safety net that spec and cpecn share.
+ *
+ * spec and cpecn call a loss corruption unless ECN says otherwise. Behind a
+ * FIFO or an AQM that drops instead of marking, ECN never says anything, so
+ * without a second signal they would never back off: the window grows
+ * until the bottleneck drops most of what is sent (congestion collapse).
+ * Most Internet bottlenecks are such FIFOs. This header supplies the second
+ * signal, from the RTT (as Vegas, Veno and BBR read it) and from the loss
+ * rate (a circuit breaker in the spirit of RFC 8084):
+ *
+ *   min_rtt     windowed minimum of the RTT samples over QD win_ms (BBR's
+ *               min_rtt filter: a sample replaces the minimum when it is
+ *               lower or when the minimum is older than the window)
+ *   rtt         the least RTT sample of the last complete round (Vegas'
+ *               per-RTT minimum: one delayed ACK does not make a queue)
+ *   qdelay      rtt - min_rtt, the queueing delay this flow sees
+ *   pkt_ns      the least time the path took to deliver one packet over
+ *               the same window (1 / the highest delivery rate), so that a
+ *               threshold can be counted in packets at the bottleneck
+ *   thresh      max(loss_us, min_rtt * loss_pct / 100, 3 * pkt_ns)
+ *
+ *   loss with qdelay >= thresh            -> congestion (QD_DELAY)
+ *   loss in a "breaker" interval          -> congestion (QD_BREAKER)
+ *   otherwise                             -> no evidence (QD_QUIET): the
+ *                                            module's own rule decides
+ *
+ * The threshold scales with the path: a fraction of the min RTT on long
+ * paths (a FIFO of half a BDP, full, holds half a min RTT of queue), a
+ * floor against RTT jitter on short ones, and three packet times (Veno's
+ * beta of 3 queued packets) on slow links, where one 1000-byte frame at
+ * 64 kbit/s is 125 ms of queue.
+ *
+ * Circuit breaker: the loss fraction of measurement intervals (rounds,
+ * extended until they hold QD_BRK_MIN_PKTS packets) is compared with a
+ * baseline, what corruption has shown on this connection: an average of
+ * the loss fraction of the intervals whose queueing delay stayed under the
+ * threshold, quick to fall (gain 1/2) and slow to rise (gain 1/16), so
+ * that a collapse, whose loss fraction grows round by round, outruns it.
+ * An interval losing more than max(brk_floor, brk_mult x baseline) trips
+ * the breaker: the next loss verdict is congestion. It is not armed until
+ * QD_BRK_WARMUP quiet intervals have set the baseline (a slow link losing
+ * a third of its packets to corruption must not trip it at once); a
+ * bottleneck that overflows from the start shows its queue to the delay
+ * test meanwhile. Where the buffer is too small for the delay test (less
+ * than the threshold) and the overload grows slowly, the baseline follows
+ * it: qd_cwnd_cap() then bounds the loss.
+ *
+ * Growth is bounded by what the path delivers: qd_cwnd_cap() is twice the
+ * BDP (BBR's cwnd gain of 2: room for a competitor's queue of one BDP)
+ * plus the loss threshold's worth of packets.
+ *
+ * All times are u32 microseconds (the low 32 bits of tcp_mstamp) except
+ * pkt_ns; differences modulo 2^32 hold for the window's range (< 35 min).
+ * Fractions are parts per million (QD_PPM_UNIT).
+ */
+#ifndef _SPECNET_QDELAY_H
+#define _SPECNET_QDELAY_H
+
+#include "types.h"
+
+#define QD_NONE			(~0U)	/* no sample */
+#define QD_PCT_UNIT		100	/* loss_pct */
+#define QD_PERMILLE_UNIT	1000	/* brk_floor */
+#define QD_PPM_UNIT		1000000	/* loss fractions */
+#define QD_LOSS_PKTS		3	/* threshold floor, packets queued */
+#define QD_CAP_GAIN		2	/* cwnd cap: BDPs */
+#define QD_BRK_MIN_PKTS		20	/* least packets of a breaker interval */
+#define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
+
+/* Bounds and defaults of the parameters (module parameters qd_*). */
+#define QD_LOSS_US_MIN		100
+#define QD_LOSS_US_MAX		1000000
+#define QD_LOSS_US_DEFAULT	5000
+#define QD_LOSS_PCT_MIN		1
+#define QD_LOSS_PCT_MAX		100
+#define QD_LOSS_PCT_DEFAULT	25
+#define QD_WIN_MS_MIN		1000
+#define QD_WIN_MS_MAX		600000
+#define QD_WIN_MS_DEFAULT	10000
+#define QD_BRK_FLOOR_MIN	1
+#define QD_BRK_FLOOR_MAX	1000
+#define QD_BRK_FLOOR_DEFAULT	50
+#define QD_BRK_MULT_MIN		2
+#define QD_BRK_MULT_MAX		100
+#define QD_BRK_MULT_DEFAULT	3
+
+struct qd_params {
+	u32 enable;		/* 0: no delay signal, no breaker */
+	u32 loss_us;		/* least qdelay of a congestion loss, us */
+	u32 loss_pct;		/* ... or this % of min_rtt if larger */
+	u32 win_ms;		/* min_rtt and pkt_ns window, ms */
+	u32 brk_floor;		/* breaker: per-mille of an interval lost */
+	u32 brk_mult;		/* ... or this times the baseline */
+};
+
+#define QD_PARAMS_DEFAULT {			\
+	.enable = 1,				\
+	.loss_us = QD_LOSS_US_DEFAULT,		\
+	.loss_pct = QD_LOSS_PCT_DEFAULT,	\
+	.win_ms = QD_WIN_MS_DEFAULT,		\
+	.brk_floor = QD_BRK_FLOOR_DEFAULT,	\
+	.brk_mult = QD_BRK_MULT_DEFAULT,	\
+}
+
+/* Per-connection state: 40 bytes. */
+struct qd_state {
+	u32 min_rtt_us;		/* windowed min RTT, QD_NONE: none */
+	u32 min_stamp_us;	/* when it was taken */
+	u32 pkt_ns;		/* least delivery time of a packet, QD_NONE */
+	u32 rnd_rtt_us;		/* least RTT sample of the round under way */
+	u32 rtt_us;		/* ... of the last complete round, QD_NONE */
+	u32 rnd_end;		/* delivered count that ends the round */
+	u32 brk_delivered;	/* delivered count at the interval's start */
+	u32 brk_lost;		/* lost count at the interval's start */
+	u32 base_ppm;		/* baseline loss fraction (corruption) */
+	u8  quiet;		/* quiet intervals seen, up to QD_BRK_WARMUP */
+	u8  started:1,		/* rnd_end, brk_* are valid */
+	    tripped:1,		/* breaker: next loss is congestion */
+	    unused:6;
+	u16 pad;
+};
+
+enum qd_verdict {
+	QD_QUIET = 0,		/* no evidence of congestion */
+	QD_DELAY,		/* queueing delay above the threshold */
+	QD_BREAKER,		/* loss rate far above the baseline */
+};
+
+/* The parameter checks every entry point calls. Returns 0 or -EINVAL, with
+ * the reason in @why.
+ */
+static inline int qd_check_params(const struct qd_params *p, const char **why)
+{
+	const char *r = NULL;
+
+	if (p->enable > 1)
+		r = "qd_enable is 0 or 1";
+	else if (p->loss_us < QD_LOSS_US_MIN || p->loss_us > QD_LOSS_US_MAX)
+		r = "qd_loss_us is 100..1000000 (us)";
+	else if (p->loss_pct < QD_LOSS_PCT_MIN || p->loss_pct > QD_LOSS_PCT_MAX)
+		r = "qd_loss_pct is 1..100 (% of the min RTT)";
+	else if (p->win_ms < QD_WIN_MS_MIN || p->win_ms > QD_WIN_MS_MAX)
+		r = "qd_win_ms is 1000..600000 (ms)";
+	else if (p->brk_floor < QD_BRK_FLOOR_MIN ||
+		 p->brk_floor > QD_BRK_FLOOR_MAX)
+		r = "qd_brk_floor is 1..1000 (per-mille)";
+	else if (p->brk_mult < QD_BRK_MULT_MIN || p->brk_mult > QD_BRK_MULT_MAX)
+		r = "qd_brk_mult is 2..100";
+	if (why)
+		*why = r;
+	return r ? -EINVAL : 0;
+}
+
+static inline void qd_init(struct qd_state *s)
+{
+	*s = (struct qd_state){
+		.min_rtt_us = QD_NONE,
+		.pkt_ns = QD_NONE,
+		.rnd_rtt_us = QD_NONE,
+		.rtt_us = QD_NONE,
+	};
+}
+
+/* An RTT sample @rtt_us (> 0) at @now_us. */
+static inline void qd_rtt_sample(struct qd_state *s, const struct qd_params *p,
+				 u32 now_us, u32 rtt_us)
+{
+	bool expired = (u32)(now_us - s->min_stamp_us) >
+		       p->win_ms * 1000U;
+
+	if (!rtt_us)
+		return;
+	if (rtt_us <= s->min_rtt_us || expired) {
+		if (expired)	/* the delivery rate starts over too */
+			s->pkt_ns = QD_NONE;
+		s->min_rtt_us = rtt_us;
+		s->min_stamp_us = now_us;
+	}
+	if (rtt_us < s->rnd_rtt_us)
+		s->rnd_rtt_us = rtt_us;
+}
+
+/* A delivery-rate sample: @delivered packets in @interval_us. */
+static inline void qd_rate_sample(struct qd_state *s, u32 delivered,
+				  u32 interval_us)
+{
+	u64 ns;
+
+	if (!delivered || !interval_us)
+		return;
+	ns = div_u64((u64)interval_us * 1000, delivered);
+	if (ns < s->pkt_ns)
+		s->pkt_ns = (u32)ns;
+}
+
+/* The RTT the queue estimate reads: the last complete round's least
+ * sample, or the round under way's before the first round ends.
+ */
+static inline u32 qd_rtt(const struct qd_state *s)
+{
+	return s->rtt_us != QD_NONE ? s->rtt_us : s->rnd_rtt_us;
+}
+
+/* Estimated queueing delay (us), 0 without samples. */
+static inline u32 qd_delay_us(const struct qd_state *s)
+{
+	u32 rtt = qd_rtt(s);
+
+	if (s->min_rtt_us == QD_NONE || rtt == QD_NONE || rtt <= s->min_rtt_us)
+		return 0;
+	return rtt - s->min_rtt_us;
+}
+
+/* The queueing delay at which a loss is congestion (us). */
+static inline u32 qd_thresh_us(const struct qd_state *s,
+			       const struct qd_params *p)
+{
+	u32 t = p->loss_us;
+
+	if (s->min_rtt_us != QD_NONE)
+		t = max_t(u32, t, (u32)div_u64((u64)s->min_rtt_us * p->loss_pct,
+					       QD_PCT_UNIT));
+	if (s->pkt_ns != QD_NONE)
+		t = max_t(u32, t, (u32)min_t(u64, div_u64((u64)s->pkt_ns *
+							 QD_LOSS_PKTS, 1000),
+					     QD_NONE));
+	return t;
+}
+
+/*
+ * End of an ACK's accounting: @delivered and @lost are the connection's
+ * counts (tp->delivered, tp->lost), @in_flight the packets in flight. A
+ * round ends when the packets in flight at its start are delivered; a
+ * breaker interval when it is a round and holds QD_BRK_MIN_PKTS packets.
+ * Returns true when this interval tripped the breaker.
+ */
+static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
+			  u32 delivered, u32 lost, u32 in_flight)
+{
+	u32 n_del, n_lost, n, frac, limit;
+	bool quiet, trip = false;
+
+	if (!s->started) {
+		s->started = 1;
+		s->rnd_end = delivered + in_flight;
+		s->brk_delivered = delivered;
+		s->brk_lost = lost;
+		return false;
+	}
+	if ((s32)(delivered - s->rnd_end) < 0)
+		return false;
+	/* a round is over */
+	s->rtt_us = s->rnd_rtt_us;
+	s->rnd_rtt_us = QD_NONE;
+	s->rnd_end = delivered + max_t(u32, in_flight, 1);
+
+	n_del = delivered - s->brk_delivered;
+	n_lost = lost - s->brk_lost;
+	n = n_del + n_lost;
+	if (n < QD_BRK_MIN_PKTS || n < n_lost)
+		return false;
+	s->brk_delivered = delivered;
+	s->brk_lost = lost;
+	frac = (u32)div_u64((u64)n_lost * QD_PPM_UNIT, n);
+	limit = (u32)max_t(u64, p->brk_floor * (QD_PPM_UNIT / QD_PERMILLE_UNIT),
+			   (u64)p->brk_mult * s->base_ppm);
+	if (p->enable && s->quiet >= QD_BRK_WARMUP && frac > limit) {
+		s->tripped = 1;
+		trip = true;
+	}
+	quiet = qd_delay_us(s) < qd_thresh_us(s, p);
+	if (quiet && !trip) {
+		if (!s->quiet)
+			s->base_ppm = frac;
+		else if (frac < s->base_ppm)
+			s->base_ppm -= (s->base_ppm - frac) >> 1;
+		else
+			s->base_ppm += (frac - s->base_ppm) >> 4;
+		if (s->quiet < QD_BRK_WARMUP)
+			s->quiet++;
+	}
+	return trip;
+}
+
+/* The evidence a loss event has; consumes a tripped breaker. */
+static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
+					      const struct qd_params *p)
+{
+	if (!p->enable)
+		return QD_QUIET;
+	if (s->tripped) {
+		s->tripped = 0;
+		return QD_BREAKER;
+	}
+	if (s->min_rtt_us != QD_NONE && qd_delay_us(s) >= qd_thresh_us(s, p))
+		return QD_DELAY;
+	return QD_QUIET;
+}
+
+/*
+ * The most the window may grow to: QD_CAP_GAIN BDPs (min_rtt / pkt_ns
+ * packets each) plus the threshold's queue. QD_NONE (no cap) until both
+ * estimates exist or when disabled; at least 4 packets.
+ */
+static inline u32 qd_cwnd_cap(const struct qd_state *s,
+			      const struct qd_params *p)
+{
+	u64 us;
+
+	if (!p->enable || s->min_rtt_us == QD_NONE || s->pkt_ns == QD_NONE ||
+	    !s->pkt_ns)
+		return QD_NONE;
+	us = (u64)QD_CAP_GAIN * s->min_rtt_us + qd_thresh_us(s, p);
+	return (u32)max_t(u64, min_t(u64, div64_u64(us * 1000, s->pkt_ns),
+				     QD_NONE), 4);
+}
+
+#endif /* _SPECNET_QDELAY_H */

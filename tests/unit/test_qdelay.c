@@ -1,0 +1,245 @@
+/* Host unit tests of kernel/include/specnet/qdelay.h (the delay signal and
+ * the circuit breaker shared by spec and cpecn), with hand-worked values.
+ */
+#include <specnet/qdelay.h>
+#include "check.h"
+
+static const struct qd_params P = QD_PARAMS_DEFAULT;
+
+static void test_params(void)
+{
+	struct qd_params p = P;
+	const char *why = NULL;
+
+	CHECK(qd_check_params(&p, &why) == 0 && !why, "defaults");
+	p.loss_us = 99;
+	CHECK(qd_check_params(&p, &why) == -EINVAL && why, "loss_us 99");
+	p = P;
+	p.loss_pct = 0;
+	CHECK(qd_check_params(&p, &why) == -EINVAL, "loss_pct 0");
+	p.loss_pct = 101;
+	CHECK(qd_check_params(&p, &why) == -EINVAL, "loss_pct 101");
+	p = P;
+	p.win_ms = 999;
+	CHECK(qd_check_params(&p, &why) == -EINVAL, "win 999");
+	p.win_ms = 600001;
+	CHECK(qd_check_params(&p, &why) == -EINVAL, "win 600001");
+	p = P;
+	p.brk_mult = 1;
+	CHECK(qd_check_params(&p, &why) == -EINVAL, "mult 1");
+	p = P;
+	p.brk_floor = 0;
+	CHECK(qd_check_params(&p, &why) == -EINVAL, "floor 0");
+	p = P;
+	p.enable = 2;
+	CHECK(qd_check_params(&p, &why) == -EINVAL, "enable 2");
+	p.enable = 0;
+	CHECK(qd_check_params(&p, NULL) == 0, "enable 0");
+}
+
+/* The windowed minimum: lower samples replace it, an old one expires. */
+static void test_min_rtt_window(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	CHECK(qd_delay_us(&s) == 0, "no samples, no queue");
+	qd_rtt_sample(&s, &P, 1000, 50000);
+	qd_rtt_sample(&s, &P, 2000, 40000);
+	qd_rtt_sample(&s, &P, 3000, 70000);
+	CHECK(s.min_rtt_us == 40000, "min %u", s.min_rtt_us);
+	CHECK(s.min_stamp_us == 2000, "stamp %u", s.min_stamp_us);
+	/* 10 s window: at 2000 + 10 s the minimum still holds ... */
+	qd_rtt_sample(&s, &P, 2000 + 10000000, 90000);
+	CHECK(s.min_rtt_us == 40000, "min %u within the window", s.min_rtt_us);
+	/* ... 1 us later it has expired and the sample replaces it */
+	qd_rtt_sample(&s, &P, 2001 + 10000000, 90000);
+	CHECK(s.min_rtt_us == 90000, "expired min %u", s.min_rtt_us);
+	/* the clock wraps: differences are modulo 2^32 */
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0xfffff000u, 30000);
+	qd_rtt_sample(&s, &P, 0x00001000u, 60000);
+	CHECK(s.min_rtt_us == 30000, "min across the wrap %u", s.min_rtt_us);
+}
+
+/* Rounds: the queue estimate reads the last complete round's least
+ * sample: min RTT 100 ms, a round at 130..180 ms -> 30 ms of queue.
+ */
+static void test_round_delay(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 100000);
+	qd_ack(&s, &P, 0, 0, 10);		/* round 1 ends at 10 */
+	CHECK(qd_delay_us(&s) == 0, "round under way, at the min");
+	qd_rtt_sample(&s, &P, 100, 180000);
+	qd_rtt_sample(&s, &P, 200, 130000);
+	qd_ack(&s, &P, 9, 0, 10);
+	CHECK(qd_delay_us(&s) == 0, "round 1 not over: still %u",
+	      qd_delay_us(&s));
+	qd_ack(&s, &P, 10, 0, 12);		/* round 1 over */
+	CHECK(s.rtt_us == 100000, "round 1 min %u", s.rtt_us);
+	qd_rtt_sample(&s, &P, 300, 180000);
+	qd_rtt_sample(&s, &P, 400, 130000);
+	qd_ack(&s, &P, 22, 0, 12);		/* round 2 over */
+	CHECK(s.rtt_us == 130000, "round 2 min %u", s.rtt_us);
+	CHECK(qd_delay_us(&s) == 30000, "queue %u", qd_delay_us(&s));
+}
+
+/* Threshold: max(5 ms, 25% of min RTT, 3 packet times). */
+static void test_thresh(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	CHECK(qd_thresh_us(&s, &P) == 5000, "no samples: the floor");
+	/* 10 Mbit/s, 1500-byte frames: 1.2 ms a packet; 20 ms min RTT:
+	 * 25% = 5 ms, 3 packets = 3.6 ms -> 5 ms
+	 */
+	qd_rtt_sample(&s, &P, 0, 20000);
+	qd_rate_sample(&s, 100, 120000);
+	CHECK(s.pkt_ns == 1200000, "pkt %u ns", s.pkt_ns);
+	CHECK(qd_thresh_us(&s, &P) == 5000, "short path %u",
+	      qd_thresh_us(&s, &P));
+	/* 600 ms min RTT: 150 ms */
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 600000);
+	qd_rate_sample(&s, 100, 120000);
+	CHECK(qd_thresh_us(&s, &P) == 150000, "GEO %u", qd_thresh_us(&s, &P));
+	/* 64 kbit/s, 1000-byte frames: 125 ms a packet; 685 ms min RTT:
+	 * 25% = 171.25 ms, 3 packets = 375 ms -> 375 ms
+	 */
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 685000);
+	qd_rate_sample(&s, 2, 250000);
+	qd_rate_sample(&s, 1, 200000);	/* slower: ignored */
+	CHECK(s.pkt_ns == 125000000, "pkt %u ns", s.pkt_ns);
+	CHECK(qd_thresh_us(&s, &P) == 375000, "64 kbit/s %u",
+	      qd_thresh_us(&s, &P));
+}
+
+/* The verdict on a loss: queue at and below the threshold. */
+static void test_verdict(void)
+{
+	struct qd_state s;
+	struct qd_params off = P;
+
+	qd_init(&s);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "no samples");
+	qd_rtt_sample(&s, &P, 0, 100000);	/* 25 ms threshold */
+	qd_ack(&s, &P, 0, 0, 10);
+	qd_rtt_sample(&s, &P, 10, 124999);
+	qd_ack(&s, &P, 10, 0, 10);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "24.999 ms of queue");
+	qd_rtt_sample(&s, &P, 20, 125000);
+	qd_ack(&s, &P, 20, 0, 10);
+	CHECK(qd_delay_us(&s) == 25000, "queue %u", qd_delay_us(&s));
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "25 ms of queue");
+	off.enable = 0;
+	CHECK(qd_loss_verdict(&s, &off) == QD_QUIET, "disabled");
+}
+
+/* One breaker interval of @n packets, @lost of them lost, at queue @q_us
+ * over a 100 ms min RTT (1 packet/ms).
+ */
+static bool interval(struct qd_state *s, const struct qd_params *p,
+		     u32 *del, u32 *lost, u32 n, u32 l, u32 q_us)
+{
+	qd_rtt_sample(s, p, *del, 100000 + q_us);
+	*del += n - l;
+	*lost += l;
+	return qd_ack(s, p, *del, *lost, 1);
+}
+
+static void test_breaker(void)
+{
+	struct qd_state s;
+	u32 del = 0, lost = 0, i;
+	bool t;
+
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 100000);
+	qd_ack(&s, &P, 0, 0, 1);
+	/* warm-up: 4 quiet intervals of 100 packets, 10% lost; no trip even
+	 * though 10% is above the 5% floor
+	 */
+	for (i = 0; i < 4; i++) {
+		t = interval(&s, &P, &del, &lost, 100, 10, 0);
+		CHECK(!t, "warm-up interval %u tripped", i);
+	}
+	CHECK(s.quiet == 4 && s.base_ppm == 100000, "baseline %u ppm, %u",
+	      s.base_ppm, s.quiet);
+	/* 30% is exactly 3x: no trip; 31%: trip */
+	CHECK(!interval(&s, &P, &del, &lost, 100, 30, 0), "30%% tripped");
+	/* the baseline rose by (300000 - 100000) / 16 = 12500 */
+	CHECK(s.base_ppm == 112500, "baseline %u", s.base_ppm);
+	CHECK(!interval(&s, &P, &del, &lost, 100, 33, 0), "33%% tripped");
+	CHECK(s.base_ppm == 126093, "baseline %u", s.base_ppm);
+	CHECK(interval(&s, &P, &del, &lost, 100, 40, 0), "40%% did not trip");
+	CHECK(s.base_ppm == 126093, "a trip does not feed the baseline");
+	CHECK(qd_loss_verdict(&s, &P) == QD_BREAKER, "breaker verdict");
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "consumed once");
+	/* the baseline falls fast: 2% -> halfway */
+	interval(&s, &P, &del, &lost, 100, 2, 0);
+	CHECK(s.base_ppm == 126093 - (126093 - 20000) / 2, "baseline %u",
+	      s.base_ppm);
+	/* an interval with a queue does not feed the baseline */
+	i = s.base_ppm;
+	interval(&s, &P, &del, &lost, 100, 20, 50000);
+	CHECK(s.base_ppm == i, "queued interval fed it: %u", s.base_ppm);
+	/* fewer than 20 packets: the interval goes on */
+	i = s.brk_delivered;
+	interval(&s, &P, &del, &lost, 10, 9, 0);
+	CHECK(s.brk_delivered == i, "a 10-packet interval ended");
+	/* the floor, 5%, with a baseline of 0 */
+	qd_init(&s);
+	del = lost = 0;
+	qd_rtt_sample(&s, &P, 0, 100000);
+	qd_ack(&s, &P, 0, 0, 1);
+	for (i = 0; i < 4; i++)
+		interval(&s, &P, &del, &lost, 100, 0, 0);
+	CHECK(!interval(&s, &P, &del, &lost, 100, 5, 0), "5%% tripped");
+	CHECK(interval(&s, &P, &del, &lost, 100, 6, 0), "6%% did not trip");
+}
+
+/* The window cap: 2 BDPs plus the threshold's packets. */
+static void test_cap(void)
+{
+	struct qd_state s;
+	struct qd_params off = P;
+
+	qd_init(&s);
+	CHECK(qd_cwnd_cap(&s, &P) == QD_NONE, "no estimate, no cap");
+	/* 100 ms, 1 ms a packet: BDP 100, threshold 25 ms -> 225 */
+	qd_rtt_sample(&s, &P, 0, 100000);
+	CHECK(qd_cwnd_cap(&s, &P) == QD_NONE, "no rate yet, no cap");
+	qd_rate_sample(&s, 50, 50000);
+	CHECK(qd_cwnd_cap(&s, &P) == 225, "cap %u", qd_cwnd_cap(&s, &P));
+	off.enable = 0;
+	CHECK(qd_cwnd_cap(&s, &off) == QD_NONE, "disabled");
+	/* a tiny BDP: at least 4 */
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 1000);
+	qd_rate_sample(&s, 1, 1000000);
+	CHECK(qd_cwnd_cap(&s, &P) == 4, "floor %u", qd_cwnd_cap(&s, &P));
+	/* a window expiry restarts the rate */
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 100000);
+	qd_rate_sample(&s, 50, 50000);
+	qd_rtt_sample(&s, &P, 10000001, 200000);
+	CHECK(s.pkt_ns == QD_NONE && qd_cwnd_cap(&s, &P) == QD_NONE,
+	      "rate kept over an expiry");
+}
+
+int main(void)
+{
+	RUN(test_params);
+	RUN(test_min_rtt_window);
+	RUN(test_round_delay);
+	RUN(test_thresh);
+	RUN(test_verdict);
+	RUN(test_breaker);
+	RUN(test_cap);
+	return check_done("test_qdelay");
+}
