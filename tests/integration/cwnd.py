@@ -136,3 +136,33 @@ def assert_load_refused(module, args, reason, cc=None):
     if cc:
         assert cc not in lab.available_ccs()
     assert reason in lab.sh("dmesg | tail -n 20")
+
+
+QD_DEFAULTS = {"qd_enable": "1", "qd_loss_us": "5000", "qd_loss_pct": "25",
+               "qd_win_ms": "10000", "qd_brk_floor": "50", "qd_brk_mult": "3"}
+
+
+def assert_qd_params(module, cc):
+    """The delay signal's parameters (kernel/include/specnet/qdelay.h) of
+    @module: their defaults; values out of range refused with the reason in
+    dmesg and nothing changed; the bounds accepted; a bad one at load time
+    refuses the load."""
+    assert {n: param_value(module, n) for n in QD_DEFAULTS} == QD_DEFAULTS
+    assert_params_refused(module, {
+        "qd_enable": ("2", "-1", "yes"),
+        "qd_loss_us": ("99", "1000001", "abc"),
+        "qd_loss_pct": ("0", "101"),
+        "qd_win_ms": ("999", "600001", "99999999999"),
+        "qd_brk_floor": ("0", "1001"),
+        "qd_brk_mult": ("1", "101"),
+    })
+    log = lab.sh("dmesg | tail -n 40")
+    assert "qd_loss_pct=101 refused: qd_loss_pct is 1..100" in log, log
+    assert "qd_enable: 'yes' is not a number" in log, log
+    for name, v in (("qd_loss_us", "100"), ("qd_loss_us", "1000000"), ("qd_loss_pct", "1"),
+                    ("qd_win_ms", "600000"), ("qd_brk_floor", "1000"), ("qd_brk_mult", "100"),
+                    ("qd_enable", "0")):
+        lab.set_param(module, name, v)
+        assert param_value(module, name) == v
+    assert_load_refused(module, "qd_win_ms=100", "qd_win_ms=100 refused", cc=cc)
+    lab.load_module(module)

@@ -15,7 +15,7 @@ import pytest
 
 import specnet_lab as lab
 
-from cwnd import (LOSS_PKT, RTT, assert_load_refused, assert_params_refused,
+from cwnd import (LOSS_PKT, RTT, assert_load_refused, assert_params_refused, assert_qd_params,
                   load_twice_and_rmmod_in_use, loss_response, param_value, run_flow,
                   wnd_limited_chain)
 
@@ -48,6 +48,10 @@ def test_registered_and_parameters_validated(cpecn):
     assert_load_refused("tcp_cpecn", "m=6", "m=6 alpha=250 refused", cc="cpecn")
     lab.load_module("tcp_cpecn", m=16, alpha=100, base="westwood")
     assert (param("m"), param("alpha"), param("base")) == ("16", "100", "westwood")
+
+
+def test_qd_parameters_validated(cpecn):
+    assert_qd_params("tcp_cpecn", "cpecn")
 
 
 def test_load_twice_and_rmmod_in_use(cpecn):

@@ -20,7 +20,7 @@ import time
 
 import specnet_lab as lab
 
-from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, RTT, assert_load_refused, blackout,
+from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, RTT, assert_load_refused, assert_qd_params, blackout,
                   first_reduction, load_twice_and_rmmod_in_use, loss_response, run_flow,
                   wnd_limited_chain)
 
@@ -94,6 +94,10 @@ def test_p_corrupt_validated(spec):
     assert_load_refused("tcp_spec", "p_corrupt=2000", "p_corrupt=2000 out of range")
     lab.load_module("tcp_spec", p_corrupt=0)
     assert open(path).read().strip() == "0"
+
+
+def test_qd_parameters_validated(spec):
+    assert_qd_params("tcp_spec", "spec")
 
 
 def test_load_twice_and_rmmod_in_use(spec):
@@ -306,6 +310,10 @@ def test_d_receiver_without_ecn_is_reno(spec):
         assert after <= 0.65 * pre, f"cwnd {pre} -> {after}: not halved"
         n = counters(c)
         assert n["non_ecn_connections"] >= 1 and n["predicted_corruption"] == 0, n
+        # said once in the kernel log, with the cause and the fix
+        log = lab.sh("dmesg | tail -n 40")
+        assert "a connection without ECN runs plain Reno" in log, log
+        assert "net.ipv4.tcp_ecn=1" in log, log
     finally:
         c.destroy()
 
