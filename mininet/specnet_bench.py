@@ -68,10 +68,15 @@ SCENARIOS = {
                   side=False, log=False),
     "red": dict(topo="RedTopo", param="max_th", unit="RED max_th (packets)", ecn=True,
                 side=True, log=False, flows=2),
+    "fifo-share": dict(topo="FifoTopo", param="bdp", unit="FIFO (BDPs; 0: fq_codel, no ECN)",
+                       ecn=False, side=True, log=False),
 }
 # opts that are the runner's, not the topology's, and the scenarios that
 # take them: the competing flow's cc, tcp_cpecn's base algorithm
-RUNNER_OPTS = {"vs": ("dumbbell",), "base": ("hybrid", "cpecn")}
+RUNNER_OPTS = {"vs": ("dumbbell", "fifo-share"), "base": ("hybrid", "cpecn")}
+# fifo-share: each of these against one cubic flow; cubic's own case
+# (cubic + cubic) is the reference for drops and retransmissions
+FIFO_CCS = ["spec", "cpecn", "cubic", "bbr"]
 ONOFF_SIZE = 1200       # UDP payload of the onoff background (+ 28 bytes UDP/IP)
 # Build, teardown and bookkeeping of one batch under TCG, measured on the
 # 2-core bed (6.1 guest): 8 s a batch plus 7 s a path (geo 2 paths: 21 s;
@@ -79,7 +84,7 @@ ONOFF_SIZE = 1200       # UDP payload of the onoff background (+ 28 bytes UDP/IP
 BATCH_FIXED_S = 8
 PATH_S = {"satellite": 15}
 PATH_S_DEFAULT = 7
-HEADLINE_SECONDS = 90   # the headline suite's flows (satellite twice that): ~1h20m
+HEADLINE_SECONDS = 90   # the headline suite's flows (satellite twice that): ~1h30m
 
 PAPER = {
     "satellite": "SpecTCP paper (ns-2): ~5x the goodput of Reno+ECN at BER 5e-5; from BER "
@@ -99,6 +104,10 @@ PAPER = {
                 "loss-free ECN bottleneck our share <= 60%",
     "onoff": "TCP-TP paper: up to 75% lower packet loss ratio than NewReno, prediction error "
              "below 15% with 10+ background flows",
+    "fifo-share": "safety where the bottleneck never marks (tail-drop FIFO, fq_codel "
+                  "without ECN): against cubic, a share between 35% and 60%, bottleneck drops "
+                  "at most 2x those of cubic + cubic in the same run, a retransmitted "
+                  "fraction at most 2x cubic's plus the realized corruption rate",
     "red": "RED model paper (ns-2): at the model's max_th (8, about half of 3 min_th = 15) "
            "zero congestion drops, drops at max_th 7; target: zero congestion drops and an "
            "average queueing delay <= 0.6x classic RED's at equal goodput (within 5%)",
@@ -126,10 +135,11 @@ def suite(name, seconds=None, reps=None):
             ("dumbbell", {}, [2], ["reno"], s, r, None),
             ("onoff", {}, [4], ["tp"], s, r, None),
             ("red", {}, [red_model_max()], ["reno"], s, r, None),
+            ("fifo-share", {"vs": "cubic"}, [1], ["spec"], s, r, ["{cc}", "cubic"]),
         ]
     if name == "headline":
         # the figures the README quotes, 3 repetitions: medians with their
-        # range; at the defaults about 1h20m under TCG (expected_seconds)
+        # range; at the defaults about 1h30m under TCG (expected_seconds)
         s, r = seconds or HEADLINE_SECONDS, reps or 3
         return [
             ("satellite", {}, [1e-6, 1e-5, 5e-5], ours_sat, 2 * s, r, None),
@@ -139,6 +149,8 @@ def suite(name, seconds=None, reps=None):
             ("dumbbell", {}, [10], ["spec", "cpecn", "tp", "reno"], s, r, None),
             ("red", {}, [red_model_max(), 15], ["reno", "spec"], s, r, None),
             *[("cpecn", {"mark": k}, [0.5], ["cpecn", "wecn"], s, r, None) for k in (7, 22)],
+            ("fifo-share", {"vs": "cubic"}, [1, 0], ["spec", "cpecn", "cubic"], s, r,
+             ["{cc}", "cubic"]),
         ]
     if name == "demo":
         s, r = seconds or 60, reps or 1
@@ -163,6 +175,10 @@ def suite(name, seconds=None, reps=None):
             ("dumbbell", {"vs": "cubic"}, [2], ["spec", "cpecn", "tp"], s, r,
              ["{cc}", "cubic"]),
             ("onoff", {}, [10, 30, 100], ["tp", "reno"], s, r, None),
+            *[("fifo-share", {"vs": "cubic", "rate": rate, "rtt_ms": rtt}, [0.5, 1, 4, 0],
+               FIFO_CCS, 2 * s if rtt >= 600 else s, r, ["{cc}", "cubic"])
+              for rate, rtt in (("10mbit", 20), ("10mbit", 50), ("20mbit", 50),
+                                ("10mbit", 600))],
         ]
     raise SystemExit(f"unknown suite '{name}' (tiny, demo, headline, full)")
 
@@ -702,6 +718,8 @@ def rep_stats(rs):
         jain=jain(gs) if len(rs) > 1 else None,
         share=gs[0] / sum(gs) if len(rs) > 1 and sum(gs) else None,
         kind=q.get("kind"), marked=q.get("marked"), drops=q.get("drops"),
+        drop_frac=(q["drops"] / (q["drops"] + q["sent_pkts"])
+                   if q.get("drops") is not None and q.get("sent_pkts") else None),
         early=q.get("early"), forced=q.get("forced"), overflow=q.get("overflow"),
         avg_queue_pkts=r0.get("avg_queue_pkts"), delay_ms=r0.get("avg_queue_delay_ms"),
         rtx=rtx * 1448 / sent if sent else None,
@@ -729,7 +747,7 @@ def case_stats(records):
                  failed=[r for p in per.values() for r in p["failed"]],
                  flows=sum(p["flows"] for p in per.values()))
         for f in ("goodput", "ceil", "xceil", "ceil_nominal", "per_nominal", "per_realized",
-                  "jain", "share", "marked", "drops", "early", "forced", "overflow",
+                  "jain", "share", "marked", "drops", "drop_frac", "early", "forced", "overflow",
                   "avg_queue_pkts", "delay_ms", "rtx", "background_sent_bps"):
             x[f] = spread([p[f] for p in per.values()])
         out[k] = x
@@ -838,6 +856,29 @@ def targets(records):
         if scen == "dumbbell" and '"vs"' in opts and x["share"] is not None:
             line(f"dumbbell, {cc} against cubic: {cc}'s share <= 60%",
                  f"share {x['share'].fmt()}", verdict(x["share"].med, "<=", 0.6)[1], [x])
+    for (scen, opts, v, cc), x in sorted(st.items(), key=str):
+        if scen != "fifo-share" or cc not in ("spec", "cpecn"):
+            continue
+        o = json.loads(opts)
+        where = (f"fifo-share {o.get('rate', '10mbit')} {o.get('rtt_ms', 50)} ms, "
+                 + (f"FIFO {v:g} BDP" if v else "fq_codel without ECN"))
+        ref = get(scen, v, "cubic", opts)
+        if x["share"] is not None:
+            lo, hi = verdict(x["share"].med, ">=", 0.35), verdict(x["share"].med, "<=", 0.6)
+            line(f"{where}: {cc}'s share against cubic within 35-60%",
+                 f"share {x['share'].fmt()}", lo[1] if not lo[0] else hi[1], [x])
+        dr = ratio(x, ref, "drop_frac")
+        if dr:
+            line(f"{where}: bottleneck drops with {cc} <= 2x cubic + cubic's",
+                 f"{dr.fmt()}x (drops per packet {x['drop_frac'].fmt('{:.4f}')}, cubic + "
+                 f"cubic {ref['drop_frac'].fmt('{:.4f}')})", verdict(dr.med, "<=", 2.0)[1],
+                 [x, ref])
+        if x["rtx"] and ref and ref["rtx"]:
+            per = x["per_realized"].med if x["per_realized"] else 0.0
+            want = 2 * ref["rtx"].med + (per or 0.0)
+            line(f"{where}: {cc}'s retransmitted fraction <= 2x cubic's + corruption",
+                 f"{x['rtx'].fmt('{:.4f}')} (cubic {ref['rtx'].fmt('{:.4f}')})",
+                 verdict(x["rtx"].med, "<=", want, "{:.4f}")[1], [x, ref])
     # cpecn over wecn on the paper's gateway: the paper's figure where it
     # gives one; the target is not to fall below wecn (within 3%)
     paper_x = {("reno", 7, 0.5): "1.18x", ("reno", 22, 0.5): "1.72x",
@@ -984,7 +1025,7 @@ def main(argv=None):
             raise SystemExit("specnet-bench: --scenario needs both --param and --ccs "
                              "(or neither: the full suite's cases)")
         try:
-            values = [float(v) if SCENARIOS[a.scenario]["param"] in ("ber", "loss", "bad")
+            values = [float(v) if SCENARIOS[a.scenario]["param"] in ("ber", "loss", "bad", "bdp")
                       else int(v) for v in a.param.split(",")]
         except ValueError:
             raise SystemExit(f"specnet-bench: bad --param '{a.param}'")

@@ -309,8 +309,8 @@ def link(rate, delay_ms=0.0, queue=None, impair=None, limit=1000):
 
 def queue_tc(q, limit, rate, mtu=MTU):
     """tc words of a leaf queue (parent 1:1 handle 10:): @q None (pfifo),
-    ('red', min, max, prob[, burst]) in packets, ('step', K), or ('redopt',
-    its tc words)."""
+    ('red', min, max, prob[, burst]) in packets, ('step', K), ('redopt',
+    its tc words), or ('fq_codel', interval ms) without ECN."""
     if not q:
         return f"pfifo limit {limit}"
     kind = q[0]
@@ -328,6 +328,9 @@ def queue_tc(q, limit, rate, mtu=MTU):
                 f"burst {k + 1} bandwidth {rate} probability 1.0 ecn")
     if kind == "redopt":
         return f"redopt {q[1]}"
+    if kind == "fq_codel":
+        # drops, never marks; the interval covers the path's RTT
+        return f"fq_codel limit {limit} target 5ms interval {q[1]}ms noecn"
     raise ValueError(f"unknown queue {q!r}")
 
 
@@ -572,6 +575,30 @@ class DumbbellTopo(ChainTopo):
         return float(self.path_opts[p - 1].get("loss", 0.0)) / 100
 
 
+class FifoTopo(ChainTopo):
+    """A bottleneck that never marks: @rate, @rtt_ms, and a tail-drop FIFO
+    of @bdp times the path's BDP in wire frames (at least 4 packets), or,
+    with @bdp 0, fq_codel without ECN (target 5 ms, interval the larger of
+    100 ms and the RTT, limit 4 BDP). No corruption unless @loss percent
+    (on a 100 Mbit/s last hop)."""
+
+    def chain_links(self, rate="10mbit", rtt_ms=50, bdp=1.0, loss=0.0, **_):
+        bdp_pkts = rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
+        if float(bdp) > 0:
+            neck = link(rate, float(rtt_ms) / 2, limit=max(4, round(float(bdp) * bdp_pkts)))
+        else:
+            neck = link(rate, float(rtt_ms) / 2,
+                        queue=("fq_codel", max(100, round(float(rtt_ms)))),
+                        limit=max(64, round(4 * bdp_pkts)))
+        chain = [link("100mbit"), neck]
+        if float(loss) > 0:
+            chain.append(link("100mbit", impair=f"loss {float(loss):g}%"))
+        return chain
+
+    def per(self, p=1):
+        return float(self.path_opts[p - 1].get("loss", 0.0)) / 100
+
+
 class OnoffTopo(ChainTopo):
     """One 20 Mbit/s bottleneck with a 100-packet tail-drop buffer, 50 ms
     RTT; the runner adds heavy-tailed on/off UDP background from h1."""
@@ -628,4 +655,4 @@ class RedTopo(ChainTopo):
 
 
 topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "hybrid": HybridTopo, "cpecn": CpecnTopo,
-         "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo}
+         "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo, "fifo-share": FifoTopo}
