@@ -32,6 +32,13 @@
  *             windowed minimum (tcp_min_rtt()). Reno's decrease until the
  *             first sample exists.
  *
+ * Where the bottleneck never marks, dCP stays 0 and every loss would be
+ * corruption: a loss judged corruption is congestion if the queueing delay
+ * is above the threshold (until the first ECE; the window then goes down
+ * to what the path delivers, qd_reduced_cwnd()) or the circuit breaker
+ * tripped (the base decrease), and growth stops at twice the BDP until the
+ * first ECE (kernel/include/specnet/qdelay.h, qd_* parameters).
+ *
  * Without negotiated ECN there is no congestion signal: such a connection
  * runs the base algorithm with every loss judged congestion, without ECT
  * (its icsk_ca_ops become the unregistered "cpecn-base", same owner, as
@@ -483,6 +490,11 @@ static u32 cpecn_ssthresh(struct sock *sk)
 	}
 	ca->verdict = qv != QD_QUIET ? CPECN_VERDICT_DELAY :
 		      congested ? CPECN_VERDICT_CONGEST : CPECN_VERDICT_CORRUPT;
+	if (qv == QD_DELAY) {
+		/* a standing queue: down to what the path delivers */
+		ca->restore_cwnd = 0;
+		return qd_reduced_cwnd(&ca->qd, &qdp, tcp_snd_cwnd(tcp_sk(sk)));
+	}
 	ca->restore_cwnd = congested ? 0 : tcp_snd_cwnd(tcp_sk(sk));
 	return congested ? cpecn_decrease(sk) : ca->restore_cwnd;
 }

@@ -12,6 +12,12 @@
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
  *     ECE within the last srtt     -> congestion: Reno decrease
+ *     else, before the first ECE,  -> congestion: down to the recent
+ *       a standing queue              delivery rate x min RTT plus half
+ *                                     the threshold's queue, within
+ *                                     [cwnd / 2, 7/8 cwnd]
+ *     else a loss rate far above   -> congestion: Reno decrease
+ *       corruption's (breaker)
  *     else Bernoulli(p_corrupt)    -> corruption: the window in flight
  *                                     kept (lost segments resent on top
  *                                     of it; in slow start it grows by
@@ -54,6 +60,12 @@
  *                Reno growth with the RTO restore on the first ACK that
  *                advances snd_una (spec_cong_avoid());
  *   in_ack_event() timestamps ECEs and detects mispredictions.
+ *
+ * Where the bottleneck never marks, ECN says nothing and every loss
+ * would be kept: the delay signal and circuit breaker of
+ * kernel/include/specnet/qdelay.h (qd_* parameters) judge congestion
+ * there, and growth stops at twice the BDP the path has shown until the
+ * first ECE (docs/algorithms.md, "Where the bottleneck never marks").
  *
  * Without negotiated ECN there is no congestion signal, so speculating
  * would be unsafe: such a connection is plain Reno (counted once in
@@ -353,6 +365,9 @@ static u32 spec_ssthresh(struct sock *sk)
 	ca->verdict = v;
 	if (v != SPEC_CORRUPT) {
 		ca->ss_pending = 0;
+		/* a standing queue: down to what the path delivers */
+		if (qv == QD_DELAY)
+			return qd_reduced_cwnd(&ca->qd, &qdp, cwnd);
 		return spec_target_ssthresh(v, cwnd);
 	}
 	ca->spec_us = now;

@@ -306,13 +306,14 @@ def test_headline_suite_three_reps_within_two_hours():
     assert got[("red", "{}")][0] == [bench.red_model_max(), 15]
     assert got[("cpecn", '{"mark": 7}')] == got[("cpecn", '{"mark": 22}')] == \
         ([0.5], ["cpecn", "wecn"])
+    assert got[("fifo-share", '{"vs": "cubic"}')] == ([1, 0], ["spec", "cpecn", "cubic"])
     bs = bench.batches(cases, 12, 40e6)
     t = bench.expected_seconds(bs)
     assert t == sum(b[0]["seconds"] + bench.BATCH_FIXED_S + len(b) *
                     bench.PATH_S.get(b[0]["scenario"], bench.PATH_S_DEFAULT) for b in bs)
     assert 3600 <= t <= 2 * 3600, t
     line = bench.expected_line("headline", bs, len(cases), len(cases))
-    assert f"expected run time {bench.fmt_dur(t)}" in line and "135 case(s)" in line
+    assert f"expected run time {bench.fmt_dur(t)}" in line and "153 case(s)" in line
 
 
 def test_cases_of_one_repetition_run_together():

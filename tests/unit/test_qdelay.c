@@ -188,19 +188,24 @@ static void test_breaker(void)
 	i = s.base_ppm;
 	interval(&s, &P, &del, &lost, 100, 20, 50000);
 	CHECK(s.base_ppm == i, "queued interval fed it: %u", s.base_ppm);
-	/* fewer than 20 packets: the interval goes on */
+	/* fewer than 64 packets: the interval goes on */
 	i = s.brk_delivered;
-	interval(&s, &P, &del, &lost, 10, 9, 0);
-	CHECK(s.brk_delivered == i, "a 10-packet interval ended");
+	interval(&s, &P, &del, &lost, 63, 60, 0);
+	CHECK(s.brk_delivered == i, "a 63-packet interval ended");
 	/* the floor, 5%, with a baseline of 0 */
 	qd_init(&s);
 	del = lost = 0;
 	qd_rtt_sample(&s, &P, 0, 100000);
 	qd_ack(&s, &P, 0, 0, 1);
 	for (i = 0; i < 4; i++)
-		interval(&s, &P, &del, &lost, 100, 0, 0);
-	CHECK(!interval(&s, &P, &del, &lost, 100, 5, 0), "5%% tripped");
-	CHECK(interval(&s, &P, &del, &lost, 100, 6, 0), "6%% did not trip");
+		interval(&s, &P, &del, &lost, 200, 0, 0);
+	CHECK(!interval(&s, &P, &del, &lost, 200, 10, 0), "5%% tripped");
+	CHECK(interval(&s, &P, &del, &lost, 200, 11, 0), "5.5%% did not trip");
+	/* and at least 8 losses: 7 of 64 (10.9%) does not trip */
+	for (i = 0; i < 4; i++)
+		interval(&s, &P, &del, &lost, 200, 0, 0);
+	CHECK(!interval(&s, &P, &del, &lost, 64, 7, 0), "7 losses tripped");
+	CHECK(interval(&s, &P, &del, &lost, 64, 8, 0), "8 of 64 did not trip");
 }
 
 /* The window cap: 2 BDPs plus the threshold's packets. */
@@ -232,6 +237,36 @@ static void test_cap(void)
 	      "rate kept over an expiry");
 }
 
+/* The reduction on a queue: rate x min RTT + half the threshold, within
+ * [cwnd / 2, 7/8 cwnd].
+ */
+static void test_reduced(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	CHECK(qd_reduced_cwnd(&s, &P, 100) == 50, "no estimate: halve");
+	CHECK(qd_reduced_cwnd(&s, &P, 3) == 2, "floor 2");
+	/* 600 ms min RTT, 0.6 ms a packet (20 Mbit/s, 1500 B): BDP 1000;
+	 * threshold 150 ms, half of it 125 packets -> 1125
+	 */
+	qd_rtt_sample(&s, &P, 0, 600000);
+	qd_rate_sample(&s, 1000, 600000);
+	CHECK(s.rate_ns == 600000, "rate %u", s.rate_ns);
+	CHECK(qd_reduced_cwnd(&s, &P, 2000) == 1125, "GEO: %u",
+	      qd_reduced_cwnd(&s, &P, 2000));
+	CHECK(qd_reduced_cwnd(&s, &P, 4000) == 2000, "at least half: %u",
+	      qd_reduced_cwnd(&s, &P, 4000));
+	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 1050, "at most 7/8: %u",
+	      qd_reduced_cwnd(&s, &P, 1200));
+	/* the recent rate is an EWMA of gain 1/8: a sample at half the rate
+	 * (1.2 ms) moves it from 0.6 to 0.675 ms; the minimum stays
+	 */
+	qd_rate_sample(&s, 500, 600000);
+	CHECK(s.rate_ns == 675000 && s.pkt_ns == 600000, "rate %u, pkt %u",
+	      s.rate_ns, s.pkt_ns);
+}
+
 int main(void)
 {
 	RUN(test_params);
@@ -241,5 +276,6 @@ int main(void)
 	RUN(test_verdict);
 	RUN(test_breaker);
 	RUN(test_cap);
+	RUN(test_reduced);
 	return check_done("test_qdelay");
 }

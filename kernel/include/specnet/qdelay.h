@@ -34,12 +34,15 @@
  * 64 kbit/s is 125 ms of queue.
  *
  * Circuit breaker: the loss fraction of measurement intervals (rounds,
- * extended until they hold QD_BRK_MIN_PKTS packets) is compared with a
+ * extended until they hold QD_BRK_MIN_PKTS packets, so that a fraction is
+ * not noise: at 7% corruption, 20-packet intervals lost 2 of 20 often
+ * enough to trip a 5% floor) is compared with a
  * baseline, what corruption has shown on this connection: an average of
  * the loss fraction of the intervals whose queueing delay stayed under the
  * threshold, quick to fall (gain 1/2) and slow to rise (gain 1/16), so
  * that a collapse, whose loss fraction grows round by round, outruns it.
- * An interval losing more than max(brk_floor, brk_mult x baseline) trips
+ * An interval losing more than max(brk_floor, brk_mult x baseline), and at
+ * least QD_BRK_MIN_LOST packets, trips
  * the breaker: the next loss verdict is congestion. It is not armed until
  * QD_BRK_WARMUP quiet intervals have set the baseline (a slow link losing
  * a third of its packets to corruption must not trip it at once); a
@@ -67,7 +70,8 @@
 #define QD_PPM_UNIT		1000000	/* loss fractions */
 #define QD_LOSS_PKTS		3	/* threshold floor, packets queued */
 #define QD_CAP_GAIN		2	/* cwnd cap: BDPs */
-#define QD_BRK_MIN_PKTS		20	/* least packets of a breaker interval */
+#define QD_BRK_MIN_PKTS		64	/* least packets of a breaker interval */
+#define QD_BRK_MIN_LOST		8	/* least losses of an interval that trips */
 #define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
@@ -105,7 +109,7 @@ struct qd_params {
 	.brk_mult = QD_BRK_MULT_DEFAULT,	\
 }
 
-/* Per-connection state: 40 bytes. */
+/* Per-connection state: 44 bytes. */
 struct qd_state {
 	u32 min_rtt_us;		/* windowed min RTT, QD_NONE: none */
 	u32 min_stamp_us;	/* when it was taken */
@@ -116,6 +120,7 @@ struct qd_state {
 	u32 brk_delivered;	/* delivered count at the interval's start */
 	u32 brk_lost;		/* lost count at the interval's start */
 	u32 base_ppm;		/* baseline loss fraction (corruption) */
+	u32 rate_ns;		/* recent delivery time of a packet (EWMA) */
 	u8  quiet;		/* quiet intervals seen, up to QD_BRK_WARMUP */
 	u8  started:1,		/* rnd_end, brk_* are valid */
 	    tripped:1,		/* breaker: next loss is congestion */
@@ -161,6 +166,7 @@ static inline void qd_init(struct qd_state *s)
 		.pkt_ns = QD_NONE,
 		.rnd_rtt_us = QD_NONE,
 		.rtt_us = QD_NONE,
+		.rate_ns = QD_NONE,
 	};
 }
 
@@ -191,9 +197,14 @@ static inline void qd_rate_sample(struct qd_state *s, u32 delivered,
 
 	if (!delivered || !interval_us)
 		return;
-	ns = div_u64((u64)interval_us * 1000, delivered);
+	ns = min_t(u64, div_u64((u64)interval_us * 1000, delivered),
+		   QD_NONE - 1);
 	if (ns < s->pkt_ns)
 		s->pkt_ns = (u32)ns;
+	if (s->rate_ns == QD_NONE)
+		s->rate_ns = (u32)ns;
+	else	/* gain 1/8, as Westwood+'s filter */
+		s->rate_ns = (u32)(((u64)s->rate_ns * 7 + ns) >> 3);
 }
 
 /* The RTT the queue estimate reads: the last complete round's least
@@ -267,7 +278,8 @@ static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
 	frac = (u32)div_u64((u64)n_lost * QD_PPM_UNIT, n);
 	limit = (u32)max_t(u64, p->brk_floor * (QD_PPM_UNIT / QD_PERMILLE_UNIT),
 			   (u64)p->brk_mult * s->base_ppm);
-	if (p->enable && s->quiet >= QD_BRK_WARMUP && frac > limit) {
+	if (p->enable && s->quiet >= QD_BRK_WARMUP && frac > limit &&
+	    n_lost >= QD_BRK_MIN_LOST) {
 		s->tripped = 1;
 		trip = true;
 	}
@@ -298,6 +310,28 @@ static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 	if (s->min_rtt_us != QD_NONE && qd_delay_us(s) >= qd_thresh_us(s, p))
 		return QD_DELAY;
 	return QD_QUIET;
+}
+
+/*
+ * The window a loss judged congestion by the queue reduces to: what the
+ * path has been delivering lately (the recent delivery rate x min RTT,
+ * Westwood+'s estimate) plus half the threshold's queue, so the queue
+ * drains to below the threshold while the link stays busy; at least half
+ * of @cwnd (Reno's decrease, the most it may take) and at most 7/8 of it
+ * (a queue above the threshold always costs something). Half of @cwnd
+ * without estimates.
+ */
+static inline u32 qd_reduced_cwnd(const struct qd_state *s,
+				  const struct qd_params *p, u32 cwnd)
+{
+	u32 lo = max_t(u32, cwnd >> 1, 2), hi = max_t(u32, cwnd - (cwnd >> 3), 2);
+	u64 us, w;
+
+	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
+		return lo;
+	us = (u64)s->min_rtt_us + (qd_thresh_us(s, p) >> 1);
+	w = div64_u64(us * 1000, s->rate_ns);
+	return (u32)max_t(u64, lo, min_t(u64, w, hi));
 }
 
 /*

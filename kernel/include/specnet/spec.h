@@ -10,10 +10,12 @@
  *
  *   on a loss event (fast-recovery entry or RTO) at time t:
  *     ECE seen in (t - srtt, t]        -> congestion: ssthresh = cwnd / 2
- *     else a standing queue or a loss  -> congestion: ssthresh = cwnd / 2
- *       rate far above corruption's       (qdelay.h; the queue test only
- *                                          until the first ECE: then ECN
- *                                          is the congestion signal)
+ *     else a standing queue            -> congestion: ssthresh = what the
+ *                                          path delivers, qd_reduced_cwnd()
+ *                                          (qdelay.h; only until the first
+ *                                          ECE: then ECN is the signal)
+ *     else a loss rate far above       -> congestion: ssthresh = cwnd / 2
+ *       corruption's (the breaker)
  *     else with probability p          -> corruption: window as if no loss
  *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
  *
