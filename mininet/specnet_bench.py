@@ -658,6 +658,11 @@ def summary(meta, records):
                     # a 3000-packet tail-drop buffer and no ECN: what a
                     # window that ignores losses costs in delay
                     parts.append(f"queue {x['delay_ms'].fmt('{:.0f}')} ms")
+                if scen == "fifo-share":
+                    if x["drop_frac"] is not None:
+                        parts.append(f"drops/pkt {x['drop_frac'].fmt('{:.4f}')}")
+                    if x["rtx"] is not None:
+                        parts.append(f"rtx {x['rtx'].fmt('{:.4f}')}")
                 if scen == "onoff" and x["rtx"] is not None:
                     parts.append(f"rtx {x['rtx'].fmt('{:.4f}')}")
                     if x["background_sent_bps"] is not None:
@@ -691,7 +696,8 @@ def summary(meta, records):
               "the first flow against cubic; rtx: retransmitted bytes / bytes sent; red: CE "
               "marks, congestion drops (all the bottleneck queue's drops: early/forced/overflow "
               "for redopt), average queue in packets and its queueing delay, after the first "
-              "sixth of the flows; geo: the bottleneck's average queueing delay. FAILED: flows "
+              "sixth of the flows; geo: the bottleneck's average queueing delay; fifo-share: "
+              "the bottleneck's drops per packet offered. FAILED: flows "
               "whose iperf3 report had an error or no end; they count as 0.",
               ""]
     return "\n".join(lines)

@@ -3,7 +3,10 @@ results.json of a tiny run (`specnet-bench --suite tiny` in the 6.1 guest,
 commit ecda5f4, kept in tests/host/data; its records were since edited to
 carry the ceiling fields of the current schema, per_nominal, per_realized,
 ceiling_nominal_bps, ceiling_bps, lossy_pkts, lossy_discarded, with
-plausible counters, and a cpecn record, the scenario added after the run).
+plausible counters, a cpecn record, the scenario added after the run, and
+the two flow records of a tiny fifo-share case, spec against cubic, from
+`specnet-bench --scenario fifo-share --param 1 --ccs spec --opt vs=cubic
+--seconds 3` in the 6.1 guest at commit d73ca29).
 The report is plain Python over results.json, the same on every kernel;
 the VM test (tests/integration/test_bench.py) runs the scenarios with
 --no-plots, as matplotlib under TCG costs minutes per guest.
