@@ -230,7 +230,7 @@ MODULE_PARM_DESC(qd_loss_pct,
 		 "... or this percentage of the min RTT if larger (1..100, default 25)");
 module_param_cb(qd_win_ms, &cpecn_qd_ops, &cpecn_qd.win_ms, 0644);
 MODULE_PARM_DESC(qd_win_ms,
-		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 10000)");
+		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 300000)");
 module_param_cb(qd_brk_floor, &cpecn_qd_ops, &cpecn_qd.brk_floor, 0644);
 MODULE_PARM_DESC(qd_brk_floor,
 		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");

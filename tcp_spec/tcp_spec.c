@@ -15,7 +15,7 @@
  *     else, before the first ECE,  -> congestion: down to the recent
  *       a standing queue              delivery rate x min RTT plus half
  *                                     the threshold's queue, within
- *                                     [cwnd / 2, 7/8 cwnd]
+ *                                     [cwnd / 2, 7/10 cwnd]
  *     else a loss rate far above   -> congestion: Reno decrease
  *       corruption's (breaker)
  *     else Bernoulli(p_corrupt)    -> corruption: the window in flight
@@ -168,7 +168,7 @@ MODULE_PARM_DESC(qd_loss_pct,
 		 "... or this percentage of the min RTT if larger (1..100, default 25)");
 module_param_cb(qd_win_ms, &spec_qd_ops, &spec_qd.win_ms, 0644);
 MODULE_PARM_DESC(qd_win_ms,
-		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 10000)");
+		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 300000)");
 module_param_cb(qd_brk_floor, &spec_qd_ops, &spec_qd.brk_floor, 0644);
 MODULE_PARM_DESC(qd_brk_floor,
 		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");

@@ -139,7 +139,7 @@ def assert_load_refused(module, args, reason, cc=None):
 
 
 QD_DEFAULTS = {"qd_enable": "1", "qd_loss_us": "5000", "qd_loss_pct": "25",
-               "qd_win_ms": "10000", "qd_brk_floor": "50", "qd_brk_mult": "3"}
+               "qd_win_ms": "300000", "qd_brk_floor": "50", "qd_brk_mult": "3"}
 
 
 def assert_qd_params(module, cc):

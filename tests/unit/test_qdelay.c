@@ -37,23 +37,28 @@ static void test_params(void)
 	CHECK(qd_check_params(&p, NULL) == 0, "enable 0");
 }
 
-/* The windowed minimum: lower samples replace it, an old one expires. */
+/* The windowed minimum: lower samples replace it, an old one expires
+ * (a 10 s window here; the default is 300 s).
+ */
 static void test_min_rtt_window(void)
 {
+	struct qd_params w = P;
 	struct qd_state s;
 
+	w.win_ms = 10000;
+	CHECK(P.win_ms == 300000, "default window %u ms", P.win_ms);
 	qd_init(&s);
 	CHECK(qd_delay_us(&s) == 0, "no samples, no queue");
-	qd_rtt_sample(&s, &P, 1000, 50000);
-	qd_rtt_sample(&s, &P, 2000, 40000);
-	qd_rtt_sample(&s, &P, 3000, 70000);
+	qd_rtt_sample(&s, &w, 1000, 50000);
+	qd_rtt_sample(&s, &w, 2000, 40000);
+	qd_rtt_sample(&s, &w, 3000, 70000);
 	CHECK(s.min_rtt_us == 40000, "min %u", s.min_rtt_us);
 	CHECK(s.min_stamp_us == 2000, "stamp %u", s.min_stamp_us);
 	/* 10 s window: at 2000 + 10 s the minimum still holds ... */
-	qd_rtt_sample(&s, &P, 2000 + 10000000, 90000);
+	qd_rtt_sample(&s, &w, 2000 + 10000000, 90000);
 	CHECK(s.min_rtt_us == 40000, "min %u within the window", s.min_rtt_us);
 	/* ... 1 us later it has expired and the sample replaces it */
-	qd_rtt_sample(&s, &P, 2001 + 10000000, 90000);
+	qd_rtt_sample(&s, &w, 2001 + 10000000, 90000);
 	CHECK(s.min_rtt_us == 90000, "expired min %u", s.min_rtt_us);
 	/* the clock wraps: differences are modulo 2^32 */
 	qd_init(&s);
@@ -232,13 +237,13 @@ static void test_cap(void)
 	qd_init(&s);
 	qd_rtt_sample(&s, &P, 0, 100000);
 	qd_rate_sample(&s, 50, 50000);
-	qd_rtt_sample(&s, &P, 10000001, 200000);
+	qd_rtt_sample(&s, &P, 300000001, 200000);
 	CHECK(s.pkt_ns == QD_NONE && qd_cwnd_cap(&s, &P) == QD_NONE,
 	      "rate kept over an expiry");
 }
 
 /* The reduction on a queue: rate x min RTT + half the threshold, within
- * [cwnd / 2, 7/8 cwnd].
+ * [cwnd / 2, 7/10 cwnd].
  */
 static void test_reduced(void)
 {
@@ -257,7 +262,7 @@ static void test_reduced(void)
 	      qd_reduced_cwnd(&s, &P, 2000));
 	CHECK(qd_reduced_cwnd(&s, &P, 4000) == 2000, "at least half: %u",
 	      qd_reduced_cwnd(&s, &P, 4000));
-	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 1050, "at most 7/8: %u",
+	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 840, "at most 7/10: %u",
 	      qd_reduced_cwnd(&s, &P, 1200));
 	/* the recent rate is an EWMA of gain 1/8: a sample at half the rate
 	 * (1.2 ms) moves it from 0.6 to 0.675 ms; the minimum stays
