@@ -15,7 +15,7 @@
  *     else, before the first ECE,  -> congestion: down to the recent
  *       a standing queue              delivery rate x min RTT plus half
  *                                     the threshold's queue, within
- *                                     [cwnd / 2, 7/10 cwnd]
+ *                                     [cwnd / 2, 7/8 cwnd]
  *     else a loss rate far above   -> congestion: Reno decrease
  *       corruption's (breaker)
  *     else Bernoulli(p_corrupt)    -> corruption: the window in flight

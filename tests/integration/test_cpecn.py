@@ -295,6 +295,7 @@ def test_fifo_without_marks_is_congestion_not_collapse(cpecn, figure):
         figure("cpecn losses: delay congestion / corruption / breaker trips",
                f"{n['delay_congestion']}/{n['loss_corruption']}/{n['breaker_trips']}")
         fifo.assert_safe(r, figure, "cpecn")
-        assert n["delay_congestion"] >= 1, n
+        # the overflow losses it took (none if its cap held it) are congestion
+        assert n["loss_corruption"] <= max(1, n["loss_events"] // 2), n
     finally:
         r["chain"].destroy()

@@ -416,7 +416,8 @@ def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
         figure("spec losses: delay congestion / corruption / breaker trips",
                f"{n['delay_congestion']}/{n['predicted_corruption']}/{n['breaker_trips']}")
         fifo.assert_safe(r, figure, "spec")
-        assert n["delay_congestion"] >= 1, n
+        # the overflow losses it took (none if its cap held it) are congestion
+        assert n["predicted_corruption"] <= max(1, n["loss_events"] // 2), n
         assert n["non_ecn_connections"] == 0, n
     finally:
         r["chain"].destroy()

@@ -243,7 +243,7 @@ static void test_cap(void)
 }
 
 /* The reduction on a queue: rate x min RTT + half the threshold, within
- * [cwnd / 2, 7/10 cwnd].
+ * [cwnd / 2, 7/8 cwnd].
  */
 static void test_reduced(void)
 {
@@ -262,7 +262,7 @@ static void test_reduced(void)
 	      qd_reduced_cwnd(&s, &P, 2000));
 	CHECK(qd_reduced_cwnd(&s, &P, 4000) == 2000, "at least half: %u",
 	      qd_reduced_cwnd(&s, &P, 4000));
-	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 840, "at most 7/10: %u",
+	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 1050, "at most 7/8: %u",
 	      qd_reduced_cwnd(&s, &P, 1200));
 	/* the recent rate is an EWMA of gain 1/8: a sample at half the rate
 	 * (1.2 ms) moves it from 0.6 to 0.675 ms; the minimum stays
