@@ -2,7 +2,8 @@
 /*
  * specnet: the kernel side of the delay signal and circuit breaker
  * (kernel/include/specnet/qdelay.h) that tcp_spec and tcp_cpecn share: the
- * bounded qd_* module parameters and the per-ACK accounting.
+ * bounded qd_* module parameters (defined here, so include this header
+ * from one file of a module) and the per-ACK accounting.
  */
 #ifndef _SPECNET_QDELAY_GLUE_H
 #define _SPECNET_QDELAY_GLUE_H
@@ -43,6 +44,41 @@ static inline int specnet_qd_param_set(struct qd_params *base, const char *val,
 	WRITE_ONCE(*(u32 *)kp->arg, *field);
 	return 0;
 }
+
+/*
+ * The qd_* module parameters, bounded as qd_check_params() says: one set
+ * per module, so each congestion-control module includes this header from
+ * one file only (tcp_spec.c; tcp_cpecn.c, for cpecn and wecn alike).
+ */
+static struct qd_params specnet_qd __read_mostly = QD_PARAMS_DEFAULT;
+
+static int specnet_qd_set(const char *val, const struct kernel_param *kp)
+{
+	return specnet_qd_param_set(&specnet_qd, val, kp);
+}
+
+static const struct kernel_param_ops specnet_qd_ops = {
+	.set = specnet_qd_set,
+	.get = param_get_uint,
+};
+module_param_cb(qd_enable, &specnet_qd_ops, &specnet_qd.enable, 0644);
+MODULE_PARM_DESC(qd_enable,
+		 "before the first ECN-Echo, a loss with a standing queue is congestion; a loss rate far above corruption's trips a breaker (0..1, default 1)");
+module_param_cb(qd_loss_us, &specnet_qd_ops, &specnet_qd.loss_us, 0644);
+MODULE_PARM_DESC(qd_loss_us,
+		 "least queueing delay that makes a loss congestion, us (100..1000000, default 5000)");
+module_param_cb(qd_loss_pct, &specnet_qd_ops, &specnet_qd.loss_pct, 0644);
+MODULE_PARM_DESC(qd_loss_pct,
+		 "... or this percentage of the min RTT if larger (1..100, default 25)");
+module_param_cb(qd_win_ms, &specnet_qd_ops, &specnet_qd.win_ms, 0644);
+MODULE_PARM_DESC(qd_win_ms,
+		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 300000)");
+module_param_cb(qd_brk_floor, &specnet_qd_ops, &specnet_qd.brk_floor, 0644);
+MODULE_PARM_DESC(qd_brk_floor,
+		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");
+module_param_cb(qd_brk_mult, &specnet_qd_ops, &specnet_qd.brk_mult, 0644);
+MODULE_PARM_DESC(qd_brk_mult,
+		 "... and at least this many times the corruption baseline (2..100, default 3)");
 
 /* A snapshot of the parameters, read once per use. */
 static inline void specnet_qd_params_read(const struct qd_params *base,

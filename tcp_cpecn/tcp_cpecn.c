@@ -205,39 +205,6 @@ static const struct kernel_param_ops cpecn_base_ops = {
 module_param_cb(base, &cpecn_base_ops, NULL, 0644);
 MODULE_PARM_DESC(base, "base algorithm for the decrease: reno (default) or westwood (read at connection start)");
 
-/* The delay signal and circuit breaker (qdelay.h), bounded as
- * qd_check_params() says; cpecn and wecn alike.
- */
-static struct qd_params cpecn_qd __read_mostly = QD_PARAMS_DEFAULT;
-
-static int cpecn_param_set_qd(const char *val, const struct kernel_param *kp)
-{
-	return specnet_qd_param_set(&cpecn_qd, val, kp);
-}
-
-static const struct kernel_param_ops cpecn_qd_ops = {
-	.set = cpecn_param_set_qd,
-	.get = param_get_uint,
-};
-module_param_cb(qd_enable, &cpecn_qd_ops, &cpecn_qd.enable, 0644);
-MODULE_PARM_DESC(qd_enable,
-		 "before the first ECN-Echo, a loss with a standing queue is congestion; a loss rate far above corruption's trips a breaker (0..1, default 1)");
-module_param_cb(qd_loss_us, &cpecn_qd_ops, &cpecn_qd.loss_us, 0644);
-MODULE_PARM_DESC(qd_loss_us,
-		 "least queueing delay that makes a loss congestion, us (100..1000000, default 5000)");
-module_param_cb(qd_loss_pct, &cpecn_qd_ops, &cpecn_qd.loss_pct, 0644);
-MODULE_PARM_DESC(qd_loss_pct,
-		 "... or this percentage of the min RTT if larger (1..100, default 25)");
-module_param_cb(qd_win_ms, &cpecn_qd_ops, &cpecn_qd.win_ms, 0644);
-MODULE_PARM_DESC(qd_win_ms,
-		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 300000)");
-module_param_cb(qd_brk_floor, &cpecn_qd_ops, &cpecn_qd.brk_floor, 0644);
-MODULE_PARM_DESC(qd_brk_floor,
-		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");
-module_param_cb(qd_brk_mult, &cpecn_qd_ops, &cpecn_qd.brk_mult, 0644);
-MODULE_PARM_DESC(qd_brk_mult,
-		 "... and at least this many times the corruption baseline (2..100, default 3)");
-
 /* ---- per-netns counters ----------------------------------------------- */
 
 enum cpecn_algo {
@@ -482,7 +449,7 @@ static u32 cpecn_ssthresh(struct sock *sk)
 		/* No ECN evidence: the breaker, and the queue until the
 		 * first ECE shows that the bottleneck marks.
 		 */
-		specnet_qd_params_read(&cpecn_qd, &qdp);
+		specnet_qd_params_read(&specnet_qd, &qdp);
 		qv = qd_loss_verdict(&ca->qd, &qdp);
 		if (qv == QD_DELAY && ca->ece_acks)
 			qv = QD_QUIET;
@@ -570,7 +537,7 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	if (ca->ece_acks || !cpecn_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before)
 		return;
 	/* Until the first ECE, growth stops at the delay signal's cap. */
-	specnet_qd_params_read(&cpecn_qd, &qdp);
+	specnet_qd_params_read(&specnet_qd, &qdp);
 	cap = qd_cwnd_cap(&ca->qd, &qdp);
 	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
@@ -584,7 +551,7 @@ static void cpecn_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 
 	if (!cpecn_ecn_ok(tcp_sk(sk)))
 		return;
-	specnet_qd_params_read(&cpecn_qd, &qdp);
+	specnet_qd_params_read(&specnet_qd, &qdp);
 	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
 		cpecn_count(sk, CPECN_CNT_BREAKER);
 }

@@ -143,39 +143,6 @@ module_param_cb(p_corrupt, &spec_p_corrupt_ops, &spec_params.p_corrupt, 0644);
 MODULE_PARM_DESC(p_corrupt,
 		 "probability that a loss without a recent ECN-Echo is corruption, per-mille (0..1000, default 1000)");
 
-/* The delay signal and circuit breaker (qdelay.h), bounded as
- * qd_check_params() says.
- */
-static struct qd_params spec_qd __read_mostly = QD_PARAMS_DEFAULT;
-
-static int spec_param_set_qd(const char *val, const struct kernel_param *kp)
-{
-	return specnet_qd_param_set(&spec_qd, val, kp);
-}
-
-static const struct kernel_param_ops spec_qd_ops = {
-	.set = spec_param_set_qd,
-	.get = param_get_uint,
-};
-module_param_cb(qd_enable, &spec_qd_ops, &spec_qd.enable, 0644);
-MODULE_PARM_DESC(qd_enable,
-		 "before the first ECN-Echo, a loss with a standing queue is congestion; a loss rate far above corruption's trips a breaker (0..1, default 1)");
-module_param_cb(qd_loss_us, &spec_qd_ops, &spec_qd.loss_us, 0644);
-MODULE_PARM_DESC(qd_loss_us,
-		 "least queueing delay that makes a loss congestion, us (100..1000000, default 5000)");
-module_param_cb(qd_loss_pct, &spec_qd_ops, &spec_qd.loss_pct, 0644);
-MODULE_PARM_DESC(qd_loss_pct,
-		 "... or this percentage of the min RTT if larger (1..100, default 25)");
-module_param_cb(qd_win_ms, &spec_qd_ops, &spec_qd.win_ms, 0644);
-MODULE_PARM_DESC(qd_win_ms,
-		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 300000)");
-module_param_cb(qd_brk_floor, &spec_qd_ops, &spec_qd.brk_floor, 0644);
-MODULE_PARM_DESC(qd_brk_floor,
-		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");
-module_param_cb(qd_brk_mult, &spec_qd_ops, &spec_qd.brk_mult, 0644);
-MODULE_PARM_DESC(qd_brk_mult,
-		 "... and at least this many times the corruption baseline (2..100, default 3)");
-
 /* ---- per-netns counters ----------------------------------------------- */
 
 enum spec_counter {
@@ -355,7 +322,7 @@ static u32 spec_ssthresh(struct sock *sk)
 	/* The breaker always; the queue only until ECN has shown that the
 	 * bottleneck marks (then a mark, not a queue, is congestion).
 	 */
-	specnet_qd_params_read(&spec_qd, &qdp);
+	specnet_qd_params_read(&specnet_qd, &qdp);
 	qv = qd_loss_verdict(&ca->qd, &qdp);
 	if (qv == QD_DELAY && ca->ece_seen)
 		qv = QD_QUIET;
@@ -638,7 +605,7 @@ static void spec_cap_growth(struct sock *sk, u32 before)
 
 	if (ca->ece_seen || tcp_snd_cwnd(tp) <= before)
 		return;
-	specnet_qd_params_read(&spec_qd, &qdp);
+	specnet_qd_params_read(&specnet_qd, &qdp);
 	cap = qd_cwnd_cap(&ca->qd, &qdp);
 	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
@@ -652,7 +619,7 @@ static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 
 	if (!spec_ecn_ok(tcp_sk(sk)))
 		return;
-	specnet_qd_params_read(&spec_qd, &qdp);
+	specnet_qd_params_read(&specnet_qd, &qdp);
 	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
 		spec_count(sk, SPEC_CNT_BREAKER);
 }
