@@ -11,12 +11,12 @@
  *
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
- *     ECE within the last srtt     -> congestion: Reno decrease
+ *     ECE within the last srtt     -> congestion: 0.7 cwnd (CUBIC's beta)
  *     else, before the first ECE,  -> congestion: down to the recent
  *       a standing queue              delivery rate x min RTT plus half
  *                                     the threshold's queue, within
  *                                     [cwnd / 2, 7/8 cwnd]
- *     else a loss rate far above   -> congestion: Reno decrease
+ *     else a loss rate far above   -> congestion: 0.7 cwnd
  *       corruption's (breaker)
  *     else Bernoulli(p_corrupt)    -> corruption: the window in flight
  *                                     kept (lost segments resent on top
@@ -24,22 +24,39 @@
  *                                     what the recovery delivers),
  *                                     ssthresh put back to its pre-loss
  *                                     value when it ends
- *     else                         -> congestion: Reno decrease
+ *     else                         -> congestion: 0.7 cwnd
  *   RTO guessed as corruption: the stack sets cwnd to 1; once the
  *     retransmission is acknowledged the pre-loss cwnd is restored, and
  *     internal pacing (enabled for every ECN connection, as BBR does)
  *     spreads the resulting burst over an RTT.
- *   ECN-Echo, no loss: RFC 3168 (the stack's CWR state, halve once per
- *     window).
+ *   ECN-Echo, no loss: 0.8 cwnd (RFC 8511's beta_ecn), once per window
+ *     (the stack's CWR state); none while cwnd is below 7/8 of what the
+ *     path delivers in a min RTT (the queue the mark reported is draining,
+ *     spec_ece_reduces()), counted in ece_draining.
  *   ECN-Echo within one srtt after a corruption guess: a misprediction.
- *     It is counted, and the congestion decrease is applied at once: in
+ *     It is counted, and the mark's decrease (0.8) is applied at once: in
  *     Recovery/Loss by lowering ssthresh (PRR then reduces cwnd gradually;
  *     in Loss cwnd is cut to it), in Open through the stack's CWR entry.
  *   ECN-Echo later in a recovery (or RTO) guessed corruption: that episode
  *     reduced nothing and the stack ignores ECE there, so the decrease is
  *     applied as for a misprediction (an RTO's window is not restored),
- *     from the window at the mark or the pre-loss one if larger.
- *   growth: Reno slow start and additive increase (tcp_reno_cong_avoid).
+ *     from the window at the mark or the pre-loss one if larger. Neither
+ *     reduces a window below 7/8 of what the path delivers in a min RTT
+ *     (the marked queue is draining; counted in ece_draining).
+ *   ECN-Echoes while a reduction is under way echo the mark it answers
+ *     (the receiver repeats it until our CWR arrives): ignored, so that
+ *     one mark makes one reduction, not a second one at the next loss.
+ *   growth: Reno's slow start, then CUBIC's window function (RFC 9438,
+ *     kernel/include/specnet/cubic.h), in a recovery guessed corruption
+ *     too. Chosen over Reno's +1 per RTT, which needs 420 RTTs (over 4
+ *     minutes at 600 ms) to regain 30% of a 1400-packet GEO window, and
+ *     over Hybla's RTT-scaled growth, which gains rho^2 segments per RTT
+ *     (576 at 600 ms) and so fills a GEO bottleneck's buffer within a few
+ *     RTTs of each reduction; CUBIC regains a reduction in ~K seconds
+ *     (10 s there) whatever the RTT, and is the growth its competitors on
+ *     a shared bottleneck use. 0.8 on a mark without loss, as RFC 8511
+ *     argues for AQMs that mark early; 0.7 on a loss (docs/algorithms.md,
+ *     "Growth and the ECN response", holds the figures).
  *
  * The module controls cwnd with cong_control, as tcp_bbr does: the stack's
  * PRR would shrink what is in flight by every lost segment of a recovery,
@@ -155,6 +172,9 @@ enum spec_counter {
 	SPEC_CNT_NON_ECN,	/* connections without negotiated ECN (Reno) */
 	SPEC_CNT_DELAY,		/* losses judged congestion by the delay/breaker */
 	SPEC_CNT_BREAKER,	/* circuit-breaker trips */
+	SPEC_CNT_ECE_DRAIN,	/* ECN-Echoes left unanswered: cwnd below the
+				 * path's BDP, the queue draining
+				 */
 	SPEC_CNT_MAX
 };
 
@@ -168,6 +188,7 @@ static const char * const spec_counter_names[SPEC_CNT_MAX] = {
 	[SPEC_CNT_NON_ECN]	= "non_ecn_connections",
 	[SPEC_CNT_DELAY]	= "delay_congestion",
 	[SPEC_CNT_BREAKER]	= "breaker_trips",
+	[SPEC_CNT_ECE_DRAIN]	= "ece_draining",
 };
 
 struct spec_net {
@@ -227,10 +248,10 @@ static struct pernet_operations spec_net_ops = {
 
 struct spec_ca {
 	struct qd_state qd;	/* delay signal and circuit breaker */
+	struct cubic_state cubic; /* growth in congestion avoidance */
 	u32 last_ece_us;	/* tcp_mstamp (us, low 32 bits) of last ECE */
 	u32 spec_us;		/* when the last loss was guessed corruption */
 	u32 spec_cwnd;		/* cwnd before that loss (packets) */
-	u32 restore_cwnd;	/* cwnd to restore after an RTO, 0: none */
 	u32 ss_before;		/* ssthresh before a corruption episode */
 	u32 prr_prior;		/* PRR of a congestion reduction: cwnd at its */
 	u32 prr_delivered;	/* start, segments delivered since, and the */
@@ -244,7 +265,13 @@ struct spec_ca {
 	    tlp_ack:1,		/* the ACK being processed may end a tail
 				 * loss probe episode (tlp_high_seq set)
 				 */
-	    unused:3;
+	    restore:1,		/* an RTO guessed corruption: spec_cwnd to
+				 * be restored when new data is acknowledged
+				 */
+	    ece_skip:1,		/* ssthresh() left an ECE unanswered (the
+				 * queue drains): set_state() counts it
+				 */
+	    unused:1;
 };
 
 static u32 spec_now_us(const struct tcp_sock *tp)
@@ -295,6 +322,7 @@ static void spec_init(struct sock *sk)
 		return;
 	}
 	qd_init(&ca->qd);
+	cubic_init(&ca->cubic);
 	ca->prior_una = tcp_sk(sk)->snd_una;
 	/* Pace, so that a restored cwnd is not sent as a burst. */
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
@@ -330,8 +358,18 @@ static u32 spec_ssthresh(struct sock *sk)
 			  ece_recent || qv != QD_QUIET ? 0 :
 			  get_random_u32_below(SPEC_P_UNIT));
 	ca->verdict = v;
+	ca->ece_skip = v == SPEC_CONG_ECE &&
+		       !spec_ece_reduces(cwnd, qd_path_bdp(&ca->qd));
+	if (ca->ece_skip) {
+		/* a mark on a draining queue: CWR without a reduction (a
+		 * loss, set_state() will see, reduces all the same)
+		 */
+		ca->ss_pending = 0;
+		return max(cwnd, SPEC_MIN_CWND);
+	}
 	if (v != SPEC_CORRUPT) {
 		ca->ss_pending = 0;
+		cubic_congestion(&ca->cubic, cwnd);
 		/* a standing queue: down to what the path delivers */
 		if (qv == QD_DELAY)
 			return qd_reduced_cwnd(&ca->qd, &qdp, cwnd);
@@ -426,15 +464,25 @@ static void spec_enter_recovery(struct sock *sk, u8 old_state, u8 new_state,
 			spec_count(sk, SPEC_CNT_CONGEST);
 		} else if (new_state == TCP_CA_Loss && ca->spec_live &&
 			   ca->ss_pending) {
-			ca->restore_cwnd = ca->spec_cwnd;
+			ca->restore = 1;
 		}
 	} else {
 		spec_count(sk, SPEC_CNT_LOSS);
 		if (spec_ecn_ok(tp)) {
 			spec_count_verdict(sk, v);
-			ca->restore_cwnd = (new_state == TCP_CA_Loss &&
-					    v == SPEC_CORRUPT) ?
-					   ca->spec_cwnd : 0;
+			ca->restore = new_state == TCP_CA_Loss &&
+				      v == SPEC_CORRUPT;
+			/* ssthresh() took an ECE for a mark without loss
+			 * (0.8, or none on a draining queue); this was a
+			 * loss with a mark: 0.7
+			 */
+			if (v == SPEC_CONG_ECE) {
+				if (ca->ece_skip)
+					cubic_congestion(&ca->cubic,
+							 tp->prior_cwnd);
+				tp->snd_ssthresh = cubic_reduce(tp->prior_cwnd,
+								CUBIC_BETA);
+			}
 		}
 	}
 
@@ -454,7 +502,8 @@ static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
 	struct spec_ca *ca = inet_csk_ca(sk);
 
 	if (v == SPEC_CONG_ECE) {
-		spec_count(sk, SPEC_CNT_ECE_RED);
+		spec_count(sk, ca->ece_skip ? SPEC_CNT_ECE_DRAIN :
+				   SPEC_CNT_ECE_RED);
 	} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp) && ca->tlp_ack) {
 		/* A loss repaired by a tail loss probe: the stack enters CWR
 		 * for it while processing the ACK (tcp_process_tlp_ack()).
@@ -474,8 +523,9 @@ static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
 		if (v == SPEC_CORRUPT) {
 			ca->spec_live = 0;
 			ca->ss_pending = 0;
+			cubic_congestion(&ca->cubic, tp->prior_cwnd);
 		}
-		tp->snd_ssthresh = spec_halve(tp->prior_cwnd);
+		tp->snd_ssthresh = cubic_reduce(tp->prior_cwnd, CUBIC_BETA);
 	}
 	spec_prr_start(sk);
 }
@@ -512,13 +562,21 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	u32 now = spec_now_us(tp);
 	bool mispred, open;
 	u8 state;
+	u32 w;
 
 	ca->tlp_ack = !!tp->tlp_high_seq;
 	if (!(flags & CA_ACK_ECE) || !spec_ecn_ok(tp))
 		return;
 
-	ca->last_ece_us = now;
 	ca->ece_seen = 1;
+	/* An ECE while a reduction is under way (CWR, a congestion recovery)
+	 * echoes the mark it answers: the receiver repeats a mark until our
+	 * CWR reaches it, an RTT later. Once per window: it neither makes the
+	 * next loss congestion nor reduces again.
+	 */
+	if (ca->reducing)
+		return;
+	ca->last_ece_us = now;
 	state = inet_csk(sk)->icsk_ca_state;
 	mispred = ca->spec_live &&
 		  spec_mispredicted(now, ca->spec_us, spec_srtt_us(tp));
@@ -530,9 +588,26 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	       (state == TCP_CA_Recovery || state == TCP_CA_Loss);
 	if (!mispred && !open)
 		return;
+	if (state == TCP_CA_Recovery || state == TCP_CA_Loss) {
+		w = mispred ? ca->spec_cwnd : max(tcp_snd_cwnd(tp),
+						  ca->spec_cwnd);
+		if (!spec_ece_reduces(w, qd_path_bdp(&ca->qd))) {
+			/* below what the path delivers: the marked queue
+			 * drains, the loss was not ours to answer; the
+			 * episode goes on, without growth (PRR towards the
+			 * kept window) so that the echoes are ignored
+			 */
+			ca->spec_live = 0;
+			tp->ecn_flags |= TCP_ECN_QUEUE_CWR;
+			if (state == TCP_CA_Recovery)
+				spec_prr_start(sk);
+			spec_count(sk, SPEC_CNT_ECE_DRAIN);
+			return;
+		}
+	}
 
 	ca->spec_live = 0;
-	ca->restore_cwnd = 0;
+	ca->restore = 0;
 	ca->ss_pending = 0;
 	if (mispred) /* the loss we called corruption was congestion */
 		spec_count(sk, SPEC_CNT_MISPRED);
@@ -542,14 +617,16 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	case TCP_CA_Loss:
 		/* Apply the decrease ourselves: from the pre-loss window for a
 		 * misprediction, for a later mark from the window now if it
-		 * grew (Recovery; in Loss the stack has cut it to 1). PRR
+		 * grew (Recovery; in Loss the stack has cut it to 1). The
+		 * evidence is a mark, so the mark's decrease (0.8): an AQM
+		 * that marks drops no ECT packet, and on a long path with 1%
+		 * corruption every mark falls within an RTT of a loss. PRR
 		 * (Recovery) goes from the window now to the new ssthresh; in
 		 * Loss the window is cut directly. Queue CWR so the receiver
 		 * stops echoing this mark.
 		 */
-		tp->snd_ssthresh = spec_halve(mispred ? ca->spec_cwnd :
-					      max(tcp_snd_cwnd(tp),
-						  ca->spec_cwnd));
+		tp->snd_ssthresh = cubic_reduce(w, CUBIC_BETA_ECN);
+		cubic_congestion(&ca->cubic, w);
 		if (state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)
 			tcp_snd_cwnd_set(tp, tp->snd_ssthresh);
@@ -560,11 +637,27 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 		break;
 	default:
 		/* Open/Disorder: this ACK takes the stack into CWR, where
-		 * spec_ssthresh() sees the fresh ECE and halves; CWR: already
-		 * reducing.
+		 * spec_ssthresh() sees the fresh ECE and reduces.
 		 */
 		break;
 	}
+}
+
+/* CUBIC's increase (cubic.h) for an ACK that delivered @acked segments in
+ * congestion avoidance; t runs on jiffies, as in tcp_cubic, and the curve
+ * is read one min RTT ahead.
+ */
+static void spec_cubic_ai(struct sock *sk, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u32 rtt_us = ca->qd.min_rtt_us != QD_NONE ? ca->qd.min_rtt_us :
+		     spec_srtt_us(tp);
+	u32 cnt = cubic_cnt(&ca->cubic, tcp_snd_cwnd(tp), acked,
+			    jiffies_to_msecs(tcp_jiffies32),
+			    rtt_us / USEC_PER_MSEC);
+
+	tcp_cong_avoid_ai(tp, cnt, acked);
 }
 
 static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
@@ -572,14 +665,14 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 
-	if (ca->restore_cwnd && acked) {
+	if (ca->restore && acked) {
 		/* First ACK of new data after an RTO guessed as corruption:
 		 * the retransmission got through, go back to the pre-loss
 		 * window (paced by the stack).
 		 */
-		u32 target = min(ca->restore_cwnd, tp->snd_cwnd_clamp);
+		u32 target = min(ca->spec_cwnd, tp->snd_cwnd_clamp);
 
-		ca->restore_cwnd = 0;
+		ca->restore = 0;
 		spec_put_back_ssthresh(sk);
 		if (target > tcp_snd_cwnd(tp)) {
 			tcp_snd_cwnd_set(tp, target);
@@ -588,7 +681,15 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 			return;
 		}
 	}
-	tcp_reno_cong_avoid(sk, ack, acked);
+	/* tcp_reno_cong_avoid() with CUBIC's increase */
+	if (!tcp_is_cwnd_limited(sk))
+		return;
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	spec_cubic_ai(sk, acked);
 }
 
 /* Growth from @before stops at the delay signal's cap until the first ECE
@@ -631,9 +732,10 @@ static u32 spec_undo_cwnd(struct sock *sk)
 	/* A spurious loss was undone: nothing left to restore (the stack
 	 * puts back the ssthresh of before the loss itself).
 	 */
-	ca->restore_cwnd = 0;
+	ca->restore = 0;
 	ca->spec_live = 0;
 	ca->ss_pending = 0;
+	ca->cubic.origin = 0;	/* a new epoch from the window undone to */
 	return tcp_reno_undo_cwnd(sk);
 }
 
@@ -654,9 +756,13 @@ static void spec_prr(struct sock *sk, u32 acked, bool una_no_loss)
 }
 
 /* A recovery guessed corruption: cwnd is not reduced, so the lost segments
- * go out again on top of the pre-loss window; slow start goes on while the
- * flow is cwnd-limited (tcp_is_cwnd_limited()'s slow-start test: ssthresh
- * reads the pre-loss window here, so the stack's own would say no).
+ * go out again on top of the pre-loss window; the window goes on growing
+ * while the flow is cwnd-limited (tcp_is_cwnd_limited()'s slow-start test:
+ * ssthresh reads the pre-loss window here, so the stack's own would say
+ * no): slow start below the threshold of before the loss, CUBIC's curve
+ * above it. On a long path with a few percent of corruption, recoveries
+ * run back to back, and a window kept still through them would never
+ * regain a reduction.
  */
 static void spec_corrupt_recovery(struct sock *sk, u32 acked)
 {
@@ -664,16 +770,35 @@ static void spec_corrupt_recovery(struct sock *sk, u32 acked)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp), w;
 
-	if (!spec_ss_cwnd_limited(cwnd, tp->is_cwnd_limited,
-				  tp->max_packets_out))
+	if (!acked || !spec_ss_cwnd_limited(cwnd, tp->is_cwnd_limited,
+					    tp->max_packets_out))
 		return;
-	w = min(spec_recovery_cwnd(cwnd, acked, ca->ss_before),
-		tp->snd_cwnd_clamp);
-	if (w > cwnd) {
-		tcp_snd_cwnd_set(tp, w);
+	if (cwnd < ca->ss_before) {
+		w = spec_recovery_cwnd(cwnd, acked, ca->ss_before);
+		tcp_snd_cwnd_set(tp, min(w, tp->snd_cwnd_clamp));
+	} else {
+		spec_cubic_ai(sk, acked);
+	}
+	if (tcp_snd_cwnd(tp) > cwnd) {
 		spec_cap_growth(sk, cwnd);
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
+}
+
+/* Restart after idle: the curve does not advance while nothing was sent
+ * (tcp_cubic's CA_EVENT_TX_START).
+ */
+static void spec_cwnd_event(struct sock *sk, enum tcp_ca_event event)
+{
+	struct spec_ca *ca = inet_csk_ca(sk);
+	s32 idle;
+
+	if (event != CA_EVENT_TX_START)
+		return;
+	idle = (s32)(tcp_jiffies32 - tcp_sk(sk)->lsndtime);
+	if (idle > 0)
+		cubic_idle(&ca->cubic, jiffies_to_msecs(idle),
+			   jiffies_to_msecs(tcp_jiffies32));
 }
 
 /* tcp_update_pacing_rate(), which the stack does not call for cong_control
@@ -735,6 +860,7 @@ static struct tcp_congestion_ops tcp_spec __read_mostly = {
 	.set_state	= spec_set_state,
 	.in_ack_event	= spec_in_ack_event,
 	.pkts_acked	= spec_pkts_acked,
+	.cwnd_event	= spec_cwnd_event,
 	.undo_cwnd	= spec_undo_cwnd,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,

@@ -222,17 +222,62 @@ def test_a_loss_repaired_by_a_tail_loss_probe_keeps_cwnd(spec, figure):
             c.destroy()
 
 
-def test_b_ce_marks_halve_cwnd(spec):
+def test_b_ce_marks_reduce_by_beta_ecn_once_per_rtt(spec, figure):
+    """Two CE marks in one window: one reduction, to 0.8 of the window
+    (RFC 8511's beta_ecn), not 0.64 and not RFC 3168's half."""
     c = wnd_limited_chain()
     try:
-        lab.inject(c, "rtr", ce=[LOSS_PKT])
+        lab.inject(c, "rtr", ce=[LOSS_PKT, LOSS_PKT + 5])
         evs, _ = run_flow(c, "spec")
-        assert lab.nft_counters(c, "rtr") == [1]
+        assert lab.nft_counters(c, "rtr") == [2], "the marks did not happen"
         pre, ss, after = loss_response(evs)
-        assert ss <= 0.6 * pre, f"ssthresh {ss} after CE, pre cwnd {pre}"
-        assert after <= 0.65 * pre, f"cwnd {pre} -> {after}: not halved"
+        figure("pre-mark cwnd, ssthresh, cwnd 3-8 RTTs later", (pre, ss, after))
+        assert 0.72 * pre <= ss <= 0.85 * pre, f"ssthresh {ss} after CE, pre cwnd {pre}"
+        assert 0.7 * pre <= after <= 0.9 * pre, f"cwnd {pre} -> {after}: not 0.8"
         n = counters(c)
         assert n["ece_reductions"] == 1 and n["loss_events"] == 0, n
+    finally:
+        c.destroy()
+
+
+def test_b_reduction_regained_within_cubic_k(spec, figure):
+    """A long path (600 ms), a window of a few hundred packets: after a CE
+    mark in congestion avoidance, cwnd is back at its pre-mark value within
+    CUBIC's K = cbrt(0.2 W / 0.4) seconds plus 3 RTTs (about 7 s for 300
+    packets), where Reno's +1 per RTT would take 0.2 W RTTs (36 s). The
+    first mark ends slow start; the second is the one measured. The
+    receive buffer bounds the window (about 400 packets) and the data path
+    is unshaped, so the marks are the only congestion signal."""
+    rtt = 0.6
+    c = lab.Chain(["snd", "rtr", "rcv"])
+    c.build()
+    try:
+        c.tc("rtr", "snd", "root netem delay 600ms limit 20000")
+        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 1200000")
+        lab.iperf3_server(c.ns("rcv"))
+        lab.inject(c, "rtr", ce=[300, 4000])
+        evs, _ = run_flow(c, "spec", seconds=22)
+        assert lab.nft_counters(c, "rtr") == [2], "the marks did not happen"
+        red = [i for i in range(1, len(evs)) if evs[i]["ssthresh"] < INFINITE_SSTHRESH
+               and evs[i]["ssthresh"] != evs[i - 1]["ssthresh"]]
+        assert len(red) >= 2, f"{len(red)} reductions seen"
+        i = red[1]
+        t0 = evs[i]["t"]
+        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - rtt)
+        k = (0.2 * pre / 0.4) ** (1 / 3)
+        low = min(e["cwnd"] for e in evs[i:] if e["t"] <= t0 + 2 * rtt)
+        j = next(j for j in range(i, len(evs)) if evs[j]["cwnd"] == low)
+        back = next((e for e in evs[j:] if e["cwnd"] >= pre), None)
+        figure("pre-mark cwnd, lowest after, K s, s to regain",
+               (pre, low, round(k, 1), round(back["t"] - t0, 1) if back else None))
+        assert low <= 0.85 * pre, f"cwnd {pre} -> {low}: the mark did not reduce"
+        assert back, (f"cwnd never regained {pre}: last "
+                      f"{evs[-1]['cwnd']} at {evs[-1]['t'] - t0:.1f} s")
+        assert back["t"] - t0 <= k + 3 * rtt, \
+            f"cwnd {pre} regained after {back['t'] - t0:.1f} s (K {k:.1f} s)"
+        n = counters(c)
+        assert n["ece_reductions"] == 2 and n["loss_events"] == 0, n
     finally:
         c.destroy()
 
@@ -269,8 +314,8 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
 def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
     """An RTO guessed corruption whose retransmission comes back with an
     ECN-Echo (CE-marked on the way): the network said congestion before
-    the window came back, so spec does not restore it but halves from the
-    pre-RTO window. The mark comes later than one srtt after the guess, so
+    the window came back, so spec does not restore it but reduces it from
+    the pre-RTO window (0.8, the mark's decrease). The mark comes later than one srtt after the guess, so
     it is not a misprediction: the stack ignores ECE in Loss, and spec's
     RTO had reduced nothing."""
     # in place of the blackout, atomically: CE on the next data packet
@@ -293,8 +338,9 @@ def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
                (pre, max(soon or [0]), sorted(ss)))
         assert n["rto_restores"] == 0 and n["ece_reductions"] == 1, (n, trace)
         assert n["mispredictions"] == 0 and n["predicted_corruption"] >= 1, n
-        assert soon and max(soon) <= 0.6 * pre, f"cwnd {pre} -> {soon}: restored; {trace}"
-        assert ss and max(ss) <= 0.6 * pre, f"ssthresh {sorted(ss)} after the mark, pre {pre}"
+        # the mark's decrease, 0.8 of the pre-RTO window
+        assert soon and max(soon) <= 0.85 * pre, f"cwnd {pre} -> {soon}: restored; {trace}"
+        assert ss and max(ss) <= 0.85 * pre, f"ssthresh {sorted(ss)} after the mark, pre {pre}"
     finally:
         c.destroy()
 
@@ -318,7 +364,7 @@ def test_d_receiver_without_ecn_is_reno(spec):
         c.destroy()
 
 
-def test_e_p_corrupt_zero_halves_every_loss(spec):
+def test_e_p_corrupt_zero_reduces_every_loss(spec):
     lab.set_param("tcp_spec", "p_corrupt", 0)
     c = wnd_limited_chain()
     try:
@@ -326,7 +372,8 @@ def test_e_p_corrupt_zero_halves_every_loss(spec):
         evs, _ = run_flow(c, "spec", seconds=6)
         assert lab.nft_counters(c, "rtr") == [2]
         pre, ss, after = loss_response(evs)
-        assert ss <= 0.6 * pre and after <= 0.65 * pre, (pre, ss, after)
+        # CUBIC's 0.7 (two losses: at most 0.7 of the window each)
+        assert ss <= 0.75 * pre and after <= 0.78 * pre, (pre, ss, after)
         n = counters(c)
         assert n["loss_events"] == 2 and n["predicted_congestion"] == 2, n
         assert n["predicted_corruption"] == 0, n
@@ -344,7 +391,7 @@ def test_misprediction_counted_and_corrected(spec):
         evs, _ = run_flow(c, "spec")
         assert lab.nft_counters(c, "rtr") == [1, 1]
         pre, ss, after = loss_response(evs)
-        assert after <= 0.65 * pre, f"misprediction not corrected: {pre} -> {after}"
+        assert after <= 0.88 * pre, f"misprediction not corrected: {pre} -> {after}"
         n = counters(c)
         assert n["mispredictions"] == 1, n
         assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n

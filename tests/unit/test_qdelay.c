@@ -272,6 +272,24 @@ static void test_reduced(void)
 	      s.rate_ns, s.pkt_ns);
 }
 
+/* The recent delivery rate x min RTT: 100 ms at 1 ms a packet is 100. */
+static void test_path_bdp(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	CHECK(qd_path_bdp(&s) == 0, "no estimates");
+	qd_rtt_sample(&s, &P, 1000, 100000);
+	CHECK(qd_path_bdp(&s) == 0, "no rate yet");
+	qd_rate_sample(&s, 50, 50000);
+	CHECK(s.rate_ns == 1000000, "rate %u ns", s.rate_ns);
+	CHECK(qd_path_bdp(&s) == 100, "bdp %u", qd_path_bdp(&s));
+	/* a sample at twice the rate moves the average by 1/8 */
+	qd_rate_sample(&s, 100, 50000);
+	CHECK(s.rate_ns == 937500, "rate %u ns", s.rate_ns);
+	CHECK(qd_path_bdp(&s) == 106, "bdp %u", qd_path_bdp(&s));
+}
+
 int main(void)
 {
 	RUN(test_params);
@@ -282,5 +300,6 @@ int main(void)
 	RUN(test_breaker);
 	RUN(test_cap);
 	RUN(test_reduced);
+	RUN(test_path_bdp);
 	return check_done("test_qdelay");
 }

@@ -42,7 +42,7 @@ static void test_classify(void)
 	for (r = 0; r < SPEC_P_UNIT; r++)
 		CHECK(spec_classify(&p, false, true, r) == SPEC_CONG_DELAY, "delay r=%u", r);
 	CHECK(spec_classify(&p, true, true, 0) == SPEC_CONG_ECE, "ECE and delay");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DELAY, 100) == 50, "delay halves");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DELAY, 100) == 70, "breaker: 0.7");
 	p.p_corrupt = 0;
 
 	/* Bernoulli(p): exactly p of the 1000 equiprobable draws are corruption */
@@ -56,12 +56,15 @@ static void test_classify(void)
 
 static void test_decrease(void)
 {
-	/* decrease: corruption keeps cwnd, congestion halves with floor 2 */
+	/* decrease: corruption keeps cwnd; an ECN-Echo takes 0.8 (819/1024),
+	 * a congestion loss 0.7 (717/1024), floor 2
+	 */
 	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40) == 40, "keep");
 	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1) == 2, "keep floor");
-	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40) == 20, "halve");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41) == 20, "halve odd");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3) == 2, "halve floor");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40) == 31, "0.8 of 40: 31.99");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 1000) == 799, "0.8 of 1000");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41) == 28, "0.7 of 41: 28.7");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3) == 2, "floor");
 	/* slow start during a corruption recovery: +1 per delivered segment
 	 * up to the old ssthresh; kept in congestion avoidance
 	 */
@@ -109,7 +112,19 @@ static void test_prr(void)
 		}
 		CHECK(in_flight == 50 && out == 50, "in flight %u out %u", in_flight, out);
 	}
-	CHECK(spec_halve(0xffffffffu) == 0x7fffffffu, "halve max");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 0xffffffffu) == 3007315967u, "0.7 of the largest window");
+}
+
+/* An ECN-Echo reduces unless the window is below the path's BDP. */
+static void test_ece_reduces(void)
+{
+	CHECK(spec_ece_reduces(1283, 990), "above the BDP");
+	CHECK(spec_ece_reduces(990, 990), "at the BDP");
+	CHECK(spec_ece_reduces(867, 990), "within 1/8 (866.25) of it");
+	CHECK(!spec_ece_reduces(866, 990), "below: the queue drains");
+	CHECK(!spec_ece_reduces(821, 990), "0.8 of 1026");
+	CHECK(spec_ece_reduces(10, 0), "no estimate: RFC 8511's reduction");
+	CHECK(spec_ece_reduces(0xffffffffu, 0xffffffffu), "no overflow");
 }
 
 static void test_cwnd_limited(void)
@@ -178,6 +193,7 @@ int main(void)
 	RUN(test_classify);
 	RUN(test_decrease);
 	RUN(test_prr);
+	RUN(test_ece_reduces);
 	RUN(test_cwnd_limited);
 	RUN(test_pacing);
 	RUN(test_windows);

@@ -352,6 +352,20 @@ static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 }
 
 /*
+ * What the path has been delivering in a min RTT, in packets: the recent
+ * delivery rate x the min RTT (Westwood+'s estimate). A window below it
+ * adds no queue of its own: the link drains whatever queue there is. 0
+ * until both estimates exist.
+ */
+static inline u32 qd_path_bdp(const struct qd_state *s)
+{
+	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
+		return 0;
+	return (u32)min_t(u64, div64_u64((u64)s->min_rtt_us * 1000, s->rate_ns),
+			  QD_NONE);
+}
+
+/*
  * The most the window may grow to: QD_CAP_GAIN BDPs (min_rtt / pkt_ns
  * packets each) plus the threshold's queue. QD_NONE (no cap) until both
  * estimates exist or when disabled; at least 4 packets.

@@ -9,15 +9,15 @@
  * Model (docs/algorithms.md, SpecTCP):
  *
  *   on a loss event (fast-recovery entry or RTO) at time t:
- *     ECE seen in (t - srtt, t]        -> congestion: ssthresh = cwnd / 2
+ *     ECE seen in (t - srtt, t]        -> congestion: ssthresh = 0.7 cwnd
  *     else a standing queue            -> congestion: ssthresh = what the
  *                                          path delivers, qd_reduced_cwnd()
  *                                          (qdelay.h; only until the first
  *                                          ECE: then ECN is the signal)
- *     else a loss rate far above       -> congestion: ssthresh = cwnd / 2
+ *     else a loss rate far above       -> congestion: ssthresh = 0.7 cwnd
  *       corruption's (the breaker)
  *     else with probability p          -> corruption: window as if no loss
- *     else (probability 1 - p)         -> congestion: ssthresh = cwnd / 2
+ *     else (probability 1 - p)         -> congestion: ssthresh = 0.7 cwnd
  *
  *   corruption, with W the pre-loss cwnd and S the slow-start threshold
  *   before the loss:
@@ -26,14 +26,23 @@
  *                                         it, not out of it (no PRR);
  *                                         while cwnd < S and the flow is
  *                                         cwnd-limited, +1 per segment
- *                                         delivered (slow start goes on);
+ *                                         delivered (slow start goes on),
+ *                                         above S CUBIC's growth goes on;
  *                                         ssthresh reads W
  *     when it ends                     -> ssthresh S
  *
  *   on an ECN-Echo at time t, with the last corruption guess at t_s:
- *     t - t_s <= srtt                  -> misprediction: apply cwnd / 2 now
- *     otherwise                        -> RFC 3168 response (halve once
- *                                         per window; the stack's CWR state)
+ *     t - t_s <= srtt                  -> misprediction: apply 0.8 cwnd now
+ *     otherwise                        -> ssthresh = 0.8 cwnd (RFC 8511's
+ *                                         beta_ecn), once per window (the
+ *                                         stack's CWR state), unless cwnd
+ *                                         is below what the path delivers
+ *                                         in a min RTT (the queue drains)
+ *
+ *   growth: slow start, then CUBIC's window function (cubic.h, RFC 9438),
+ *   whose reductions are the 0.7 and 0.8 above: a reduction is regained in
+ *   a time set by the window's size (10 s for 30% of 1400 packets), not by
+ *   the number of RTTs (Reno's +1 per RTT: 420 RTTs, 4 minutes at 600 ms).
  *
  * p is given in per-mille (SPEC_P_UNIT = 1000 is "always corruption", the
  * right choice behind a redopt bottleneck that keeps congestion drops at
@@ -48,8 +57,12 @@
  *  - "recent" is the half-open window (t - srtt, t], with srtt floored at
  *    SPEC_MIN_WINDOW_US so that a connection without an RTT sample yet
  *    still sees the ECE of the ACK that revealed the loss.
- *  - the decrease is Reno's (max(cwnd/2, 2)); "keep cwnd" on corruption is
- *    the paper's default, "keep growing slowly" is not implemented.
+ *  - the decreases are CUBIC's (0.7, floor 2) for a loss and ABE's (0.8)
+ *    for a mark without loss, where the paper has Reno's halving: a long
+ *    path behind an AQM that marks early spends most of its time
+ *    regaining halvings (docs/algorithms.md, "Growth and the ECN
+ *    response"). "keep cwnd" on corruption is the paper's default; in
+ *    congestion avoidance the window goes on growing along the curve.
  *  - corruption leaves the slow-start threshold alone. The paper keeps
  *    cwnd and is silent on ssthresh; setting ssthresh = cwnd would end
  *    slow start at the first corrupted packet, and on a long fat lossy
@@ -70,6 +83,7 @@
 #define _SPECNET_SPEC_H
 
 #include "types.h"
+#include "cubic.h"
 
 #define SPEC_P_UNIT		1000	/* p_corrupt is per-mille */
 #define SPEC_P_DEFAULT		SPEC_P_UNIT	/* always predict corruption */
@@ -131,22 +145,37 @@ static inline enum spec_verdict spec_classify(const struct spec_params *p,
 	return rnd < p->p_corrupt ? SPEC_CORRUPT : SPEC_CONG_DRAW;
 }
 
-/* Reno multiplicative decrease: max(cwnd / 2, 2). */
-static inline u32 spec_halve(u32 cwnd)
-{
-	return max_t(u32, cwnd >> 1, SPEC_MIN_CWND);
-}
-
 /* The slow-start threshold a verdict calls for, from the pre-loss cwnd.
  * Congestion: the reduction's target (PRR moves cwnd toward it, and cwnd
- * is set to it when the reduction ends). Corruption: the pre-loss window,
- * which cwnd does not go below while the recovery lasts.
+ * is set to it when the reduction ends): 0.8 for an ECN-Echo (the stack
+ * calls ssthresh() for a mark without loss too; a loss with a recent mark
+ * is taken down to 0.7 by the caller, which knows it was a loss), 0.7
+ * otherwise. Corruption: the pre-loss window, which cwnd does not go
+ * below while the recovery lasts.
  */
 static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
 {
 	if (v == SPEC_CORRUPT)
 		return max_t(u32, cwnd, SPEC_MIN_CWND);
-	return spec_halve(cwnd);
+	if (v == SPEC_CONG_ECE)
+		return cubic_reduce(cwnd, CUBIC_BETA_ECN);
+	return cubic_reduce(cwnd, CUBIC_BETA);
+}
+
+/*
+ * Does an ECN-Echo without loss call for a reduction? Not when @cwnd is
+ * below 7/8 of @path_bdp, what the path has been delivering in a min RTT
+ * (qd_path_bdp(); 0: unknown; 1/8 is the estimate's noise): such a window
+ * adds no queue of its own, the link is draining the queue the mark
+ * reported, and the marks still arriving were set before the last
+ * reduction took effect. Behind an AQM that marks for as long as its
+ * queue stays above target (CoDel), one slow-start overshoot on a 600 ms
+ * path otherwise brought five reductions in a row, to 0.29 of the window,
+ * where two sufficed.
+ */
+static inline bool spec_ece_reduces(u32 cwnd, u32 path_bdp)
+{
+	return (u64)cwnd * 8 >= (u64)path_bdp * 7;
 }
 
 /*
