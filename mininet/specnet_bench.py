@@ -47,7 +47,9 @@ OURS = {"spec": "tcp_spec", "cpecn": "tcp_cpecn", "wecn": "tcp_cpecn", "tp": "tc
 ECN_CCS = ("spec", "cpecn", "wecn")     # TCP_CONG_NEEDS_ECN: ECN on their connections
 # the figure ours are held against besides reno and the best baseline:
 # bbr on geo (the published ~0.7 of the ceiling), wecn for cpecn (the paper's)
-REFS = {"geo": "bbr", "hybrid": "wecn", "cpecn": "wecn"}
+REFS = {"geo": "bbr", "geo-aqm": "bbr", "geo-taildrop": "bbr", "hybrid": "wecn",
+        "cpecn": "wecn"}
+GEO = ("geo", "geo-aqm", "geo-taildrop")
 SCHEMA = os.path.join(HERE, "results.schema.json")
 
 # name -> topology class name, the swept parameter, its unit, whether the
@@ -58,6 +60,10 @@ SCENARIOS = {
                       log=True),
     "geo": dict(topo="GeoTopo", param="loss", unit="corruption %", ecn=False, side=True,
                 log=True),
+    "geo-aqm": dict(topo="GeoTopo", param="loss", unit="corruption %", ecn=True, side=True,
+                    log=True),
+    "geo-taildrop": dict(topo="GeoTopo", param="loss", unit="corruption %", ecn=False,
+                         side=True, log=True),
     "hybrid": dict(topo="HybridTopo", param="bad", unit="bad-state loss %", ecn=True,
                    side=True, log=False),
     "cpecn": dict(topo="CpecnTopo", param="bad", unit="bad-state loss %", ecn=True,
@@ -84,7 +90,7 @@ ONOFF_SIZE = 1200       # UDP payload of the onoff background (+ 28 bytes UDP/IP
 BATCH_FIXED_S = 8
 PATH_S = {"satellite": 15}
 PATH_S_DEFAULT = 7
-HEADLINE_SECONDS = 90   # the headline suite's flows (satellite twice that): ~1h30m
+HEADLINE_SECONDS = 90   # the headline suite's flows (satellite twice that): ~2h
 
 PAPER = {
     "satellite": "SpecTCP paper (ns-2): ~5x the goodput of Reno+ECN at BER 5e-5; from BER "
@@ -92,6 +98,13 @@ PAPER = {
                  "ceiling bounds the ratio: spec >= 0.9 ceil, about 3.7x reno, is the target)",
     "geo": "BBR (published): ~0.7 of the ceiling up to 10% loss, collapses near 20%; "
            "target: spec >= 0.9 ceil up to 10%, >= 0.7 at 20%",
+    "geo-aqm": "GEO path (20 Mbit/s, 600 ms) behind a gateway that marks (fq_codel or RED "
+               "with ECN); targets: spec >= 0.9 of the ceiling up to 10% corruption, >= 0.8 "
+               "at 20%, at least bbr's goodput (>= 1.2x where bbr is below 0.75 of the "
+               "ceiling), queueing delay p95 <= max(50 ms, 1.5x bbr's)",
+    "geo-taildrop": "GEO path behind a tail-drop FIFO of 1 or 4 BDPs that never marks; "
+                    "targets: spec's goodput >= bbr's, queueing delay p95 <= max(100 ms, "
+                    "1.5x bbr's)",
     "hybrid": "CPECN paper (ns-2): over WECN with the Reno base at 0.5% loss up to 1.18x "
               "(marking at 1/4 of the buffer, mark 7) and 1.72x (3/4, mark 22); with the "
               "Westwood base +17-24% at 1% loss",
@@ -136,14 +149,19 @@ def suite(name, seconds=None, reps=None):
             ("onoff", {}, [4], ["tp"], s, r, None),
             ("red", {}, [red_model_max()], ["reno"], s, r, None),
             ("fifo-share", {"vs": "cubic"}, [1], ["spec"], s, r, ["{cc}", "cubic"]),
+            ("geo-aqm", {"gw": "fq_codel"}, [1.0], ["spec"], s, r, None),
+            ("geo-taildrop", {"gw": "fifo", "bdp": 1}, [1.0], ["spec"], s, r, None),
         ]
     if name == "headline":
         # the figures the README quotes, 3 repetitions: medians with their
-        # range; at the defaults about 1h30m under TCG (expected_seconds)
+        # range; at the defaults about 2h under TCG (expected_seconds)
         s, r = seconds or HEADLINE_SECONDS, reps or 3
         return [
             ("satellite", {}, [1e-6, 1e-5, 5e-5], ours_sat, 2 * s, r, None),
-            ("geo", {}, [1, 10, 20], ["spec", "cubic", "bbr", "hybla"], s, r, None),
+            ("geo-aqm", {"gw": "fq_codel"}, [1, 10, 20], ["spec", "cubic", "bbr", "hybla"], s,
+             r, None),
+            ("geo-taildrop", {"gw": "fifo", "bdp": 1}, [1, 10, 20], ["spec", "cubic", "bbr"],
+             s, r, None),
             ("dumbbell", {"vs": "cubic"}, [2], ["spec", "cpecn", "tp"], s, r,
              ["{cc}", "cubic"]),
             ("dumbbell", {}, [10], ["spec", "cpecn", "tp", "reno"], s, r, None),
@@ -157,12 +175,16 @@ def suite(name, seconds=None, reps=None):
         return [("satellite", {}, [1e-6, 1e-5, 5e-5], ours_sat, s, r, None),
                 ("geo", {}, [1, 10, 20], ["spec"] + BASELINES, s, r, None)]
     if name == "full":
-        # every figure a median over 3 repetitions: about 3h30m in all
+        # every figure a median over 3 repetitions: about 8h30m in all
         # under TCG; make bench SCENARIO=<name> runs one scenario's share
         s, r = seconds or 60, reps or 3
         return [
             ("satellite", {}, [1e-7, 1e-6, 1e-5, 5e-5, 1.2e-4], ours_sat, 2 * s, r, None),
             ("geo", {}, [0.1, 1, 5, 10, 20], ["spec"] + BASELINES, s, r, None),
+            *[("geo-aqm", {"gw": gw}, [0.1, 1, 5, 10, 20], ["spec"] + BASELINES, s, r, None)
+              for gw in ("fq_codel", "red")],
+            *[("geo-taildrop", {"gw": "fifo", "bdp": b}, [1, 10, 20], ["spec"] + BASELINES, s,
+               r, None) for b in (1, 4)],
             *[("hybrid", {"mark": k}, [0.1, 0.5, 1, 2], ["cpecn", "wecn", "reno", "westwood"],
                s, r, None) for k in (7, 15, 22)],
             *[("hybrid", {"mark": k, "base": "westwood"}, [0.1, 0.5, 1, 2], ["cpecn", "wecn"],
@@ -482,8 +504,10 @@ def avg_queue(series, seconds, capacity_bps, frame):
     if not qs:
         return {}
     q = sum(qs) / len(qs)
-    return dict(avg_queue_pkts=round(q, 2),
-                avg_queue_delay_ms=round(q * frame * 8 / capacity_bps * 1000, 1))
+    p95 = sorted(qs)[min(len(qs) - 1, int(0.95 * len(qs)))]
+    ms = frame * 8 / capacity_bps * 1000
+    return dict(avg_queue_pkts=round(q, 2), avg_queue_delay_ms=round(q * ms, 1),
+                p95_queue_delay_ms=round(p95 * ms, 1))
 
 
 def batches(cases, max_paths, rate_budget_bps):
@@ -654,10 +678,11 @@ def summary(meta, records):
                     parts.append(f"share {x['share'].fmt()}")
                 if scen == "red":
                     parts += red_cells(x)
-                if scen == "geo" and x["delay_ms"] is not None:
-                    # a 3000-packet tail-drop buffer and no ECN: what a
-                    # window that ignores losses costs in delay
+                if scen in GEO and x["delay_ms"] is not None:
+                    # what a window that ignores losses costs in delay
                     parts.append(f"queue {x['delay_ms'].fmt('{:.0f}')} ms")
+                    if x["p95_ms"] is not None:
+                        parts.append(f"p95 {x['p95_ms'].fmt('{:.0f}')} ms")
                 if scen == "fifo-share":
                     if x["drop_frac"] is not None:
                         parts.append(f"drops/pkt {x['drop_frac'].fmt('{:.4f}')}")
@@ -696,7 +721,8 @@ def summary(meta, records):
               "the first flow against cubic; rtx: retransmitted bytes / bytes sent; red: CE "
               "marks, congestion drops (all the bottleneck queue's drops: early/forced/overflow "
               "for redopt), average queue in packets and its queueing delay, after the first "
-              "sixth of the flows; geo: the bottleneck's average queueing delay; fifo-share: "
+              "sixth of the flows; geo: the bottleneck's average and 95th-percentile queueing "
+              "delay (one flow a path: the flow's own); fifo-share: "
               "the bottleneck's drops per packet offered. FAILED: flows "
               "whose iperf3 report had an error or no end; they count as 0.",
               ""]
@@ -728,6 +754,7 @@ def rep_stats(rs):
                    if q.get("drops") is not None and q.get("sent_pkts") else None),
         early=q.get("early"), forced=q.get("forced"), overflow=q.get("overflow"),
         avg_queue_pkts=r0.get("avg_queue_pkts"), delay_ms=r0.get("avg_queue_delay_ms"),
+        p95_ms=r0.get("p95_queue_delay_ms"),
         rtx=rtx * 1448 / sent if sent else None,
         background_sent_bps=r0.get("background_sent_bps"),
         flows=len(rs), failed=[r for r in rs if failed(r)])
@@ -754,7 +781,7 @@ def case_stats(records):
                  flows=sum(p["flows"] for p in per.values()))
         for f in ("goodput", "ceil", "xceil", "ceil_nominal", "per_nominal", "per_realized",
                   "jain", "share", "marked", "drops", "drop_frac", "early", "forced", "overflow",
-                  "avg_queue_pkts", "delay_ms", "rtx", "background_sent_bps"):
+                  "avg_queue_pkts", "delay_ms", "p95_ms", "rtx", "background_sent_bps"):
             x[f] = spread([p[f] for p in per.values()])
         out[k] = x
     return out
@@ -855,6 +882,31 @@ def targets(records):
             line(f"geo {v:g}% loss: spec >= {want} of the ceiling",
                  f"{x['xceil'].fmt()} of the ceiling{q}",
                  verdict(x["xceil"].med, ">=", want)[1], [x])
+    for (scen, opts, v, cc), x in sorted(st.items(), key=str):
+        if scen not in ("geo-aqm", "geo-taildrop") or cc != "spec" or not x["xceil"]:
+            continue
+        o = json.loads(opts)
+        where = (f"{scen} {o.get('gw', '')}" + (f" {o.get('bdp')} BDP" if "bdp" in o else "")
+                 + f", {v:g}% loss")
+        b = get(scen, v, "bbr", opts)
+        xb = ratio(x, b)
+        if scen == "geo-aqm":
+            want = 0.9 if v <= 10 else 0.8
+            line(f"{where}: spec >= {want} of the ceiling", f"{x['xceil'].fmt()} of the ceiling",
+                 verdict(x["xceil"].med, ">=", want)[1], [x])
+            if xb:
+                need = 1.2 if b["xceil"] and b["xceil"].med < 0.75 else 1.0
+                line(f"{where}: spec >= {need}x bbr", f"{xb.fmt()}x bbr",
+                     verdict(xb.med, ">=", need)[1], [x, b])
+        elif xb:
+            line(f"{where}: spec >= bbr", f"{xb.fmt()}x bbr", verdict(xb.med, ">=", 1.0)[1],
+                 [x, b])
+        if x["p95_ms"] is not None and b and b["p95_ms"] is not None:
+            floor = 50 if scen == "geo-aqm" else 100
+            cap = max(floor, 1.5 * b["p95_ms"].med)
+            line(f"{where}: spec's queueing delay p95 <= max({floor} ms, 1.5x bbr's)",
+                 f"{x['p95_ms'].fmt('{:.0f}')} ms, bbr {b['p95_ms'].fmt('{:.0f}')} ms",
+                 verdict(x["p95_ms"].med, "<=", cap, "{:.0f}")[1], [x, b])
     for (scen, opts, v, cc), x in sorted(st.items(), key=str):
         if scen == "dumbbell" and opts == "{}" and v >= 10 and x["jain"] is not None:
             line(f"dumbbell, {v:g} {cc} flows: Jain >= 0.95", f"Jain {x['jain'].fmt('{:.3f}')}",

@@ -310,7 +310,8 @@ def link(rate, delay_ms=0.0, queue=None, impair=None, limit=1000):
 def queue_tc(q, limit, rate, mtu=MTU):
     """tc words of a leaf queue (parent 1:1 handle 10:): @q None (pfifo),
     ('red', min, max, prob[, burst]) in packets, ('step', K), ('redopt',
-    its tc words), or ('fq_codel', interval ms) without ECN."""
+    its tc words), or ('fq_codel', interval ms[, 'ecn']): without ECN unless
+    'ecn' is given."""
     if not q:
         return f"pfifo limit {limit}"
     kind = q[0]
@@ -329,8 +330,9 @@ def queue_tc(q, limit, rate, mtu=MTU):
     if kind == "redopt":
         return f"redopt {q[1]}"
     if kind == "fq_codel":
-        # drops, never marks; the interval covers the path's RTT
-        return f"fq_codel limit {limit} target 5ms interval {q[1]}ms noecn"
+        # the interval covers the path's RTT; drops, never marks, unless 'ecn'
+        ecn = "ecn" if len(q) > 2 and q[2] == "ecn" else "noecn"
+        return f"fq_codel limit {limit} target 5ms interval {q[1]}ms {ecn}"
     raise ValueError(f"unknown queue {q!r}")
 
 
@@ -456,6 +458,13 @@ class GeoTopo(ChainTopo):
     on the data direction (netem corrupt; the receiver drops the segment on
     its checksum).
 
+    @gw, the gateway at the 20 Mbit/s bottleneck, with the delay and the
+    corruption on a link after it: 'fq_codel' (ECN, target 5 ms, interval
+    the RTT), 'red' (ECN, thresholds 5% and 20% of the BDP, max_p 0.1, the
+    average's weight from tc's burst rule) or 'fifo' (tail drop, @bdp
+    times the BDP in wire frames). Without @gw: the netem of the delay
+    link queues, 3000 packets (about 2 BDPs), the 'geo' scenario's path.
+
     Probes (not the scenario's defaults): @step K > 0 puts an ECN step
     marker (CE above K packets, a drop for non-ECT) at the 20 Mbit/s queue,
     with the delay and the corruption on a link after it; @hostbuf_mb M > 0
@@ -464,8 +473,22 @@ class GeoTopo(ChainTopo):
 
     extra_opts = ("hostbuf_mb",)
 
-    def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, step=0, **_):
+    def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, step=0, gw="", bdp=1.0,
+                    **_):
         impair = f"corrupt {float(loss):g}%"
+        bdp_pkts = rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
+        if gw:
+            if gw == "fq_codel":
+                q, limit = ("fq_codel", round(float(rtt_ms)), "ecn"), round(4 * bdp_pkts)
+            elif gw == "red":
+                q, limit = ("red", round(0.05 * bdp_pkts), round(0.2 * bdp_pkts), 0.1), \
+                    round(2 * bdp_pkts)
+            elif gw == "fifo":
+                q, limit = None, max(4, round(float(bdp) * bdp_pkts))
+            else:
+                raise ValueError(f"geo: unknown gateway {gw!r} (fq_codel, red, fifo)")
+            return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
+                    link("1000mbit", float(rtt_ms) / 2, impair=impair, limit=10000)]
         if int(step) > 0:
             return [link("100mbit"), link(rate, 0, queue=("step", int(step)), limit=3000),
                     link("1000mbit", float(rtt_ms) / 2, impair=impair, limit=10000)]

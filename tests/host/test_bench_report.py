@@ -81,7 +81,7 @@ def test_plots_one_png_per_scenario(tiny, tmp_path):
 @pytest.mark.parametrize("argv, msg", [
     (["--opt", "step=1000"], "--opt needs --scenario"),
     (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "stpe=1000"],
-     "geo has no option stpe (it has: hostbuf_mb, rate, rtt_ms, step)"),
+     "geo has no option stpe (it has: bdp, gw, hostbuf_mb, rate, rtt_ms, step)"),
     (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "step"],
      "bad --opt 'step' (KEY=VALUE)"),
     (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "loss=3"],
@@ -106,7 +106,29 @@ def test_geo_probe_options_shape_the_path():
     assert step[1]["rate"] == "20mbit" and step[1]["queue"] == ("step", 1000)
     assert step[1]["delay_ms"] == 0 and step[2]["delay_ms"] == 300
     assert "corrupt 10%" in step[2]["impair"] and not step[1]["impair"]
-    assert bench.topo_opts("geo") == {"hostbuf_mb", "rate", "rtt_ms", "step"}
+    assert bench.topo_opts("geo") == {"bdp", "gw", "hostbuf_mb", "rate", "rtt_ms", "step"}
+
+
+def test_geo_gateways_put_their_queue_before_the_lossy_delay():
+    """geo-aqm and geo-taildrop: the gateway's queue on the 20 Mbit/s link,
+    the 300 ms one-way delay and the corruption after it; the sizes follow
+    the BDP in wire frames (20e6 x 0.6 / 8 / 1514 = 990.8 packets)."""
+    import topos
+    t = topos.GeoTopo.__new__(topos.GeoTopo)
+    t.mtu = topos.MTU
+    fq = t.chain_links(loss=1, gw="fq_codel")
+    assert fq[1]["queue"] == ("fq_codel", 600, "ecn") and fq[1]["limit"] == 3963
+    assert "interval 600ms ecn" in topos.queue_tc(fq[1]["queue"], 3963, "20mbit")
+    assert fq[2]["delay_ms"] == 300 and "corrupt 1%" in fq[2]["impair"]
+    red = t.chain_links(loss=1, gw="red")
+    assert red[1]["queue"] == ("red", 50, 198, 0.1) and red[1]["limit"] == 1982
+    fifo = t.chain_links(loss=1, gw="fifo", bdp="4")
+    assert fifo[1]["queue"] is None and fifo[1]["limit"] == 3963
+    assert fifo[1]["rate"] == "20mbit" and fifo[1]["delay_ms"] == 0
+    with pytest.raises(ValueError, match="unknown gateway 'codel'"):
+        t.chain_links(loss=1, gw="codel")
+    # without ECN unless asked
+    assert topos.queue_tc(("fq_codel", 100), 64, "10mbit").endswith("noecn")
 
 
 # ---- statistics by hand ------------------------------------------------------
@@ -303,7 +325,11 @@ def test_headline_suite_three_reps_within_two_hours():
     got = {(s, json.dumps(o, sort_keys=True)): (vals, ccs) for s, o, vals, ccs, *_ in runs}
     assert got[("satellite", "{}")] == ([1e-6, 1e-5, 5e-5],
                                         ["spec", "reno", "cubic", "bbr", "westwood", "hybla"])
-    assert got[("geo", "{}")] == ([1, 10, 20], ["spec", "cubic", "bbr", "hybla"])
+    assert got[("geo-aqm", '{"gw": "fq_codel"}')] == ([1, 10, 20],
+                                                      ["spec", "cubic", "bbr", "hybla"])
+    assert got[("geo-taildrop", '{"bdp": 1, "gw": "fifo"}')] == ([1, 10, 20],
+                                                                 ["spec", "cubic", "bbr"])
+    assert ("geo", "{}") not in got
     assert got[("dumbbell", '{"vs": "cubic"}')][1] == ["spec", "cpecn", "tp"]
     assert got[("dumbbell", "{}")] == ([10], ["spec", "cpecn", "tp", "reno"])
     assert got[("red", "{}")][0] == [bench.red_model_max(), 15]
@@ -316,7 +342,7 @@ def test_headline_suite_three_reps_within_two_hours():
                     bench.PATH_S.get(b[0]["scenario"], bench.PATH_S_DEFAULT) for b in bs)
     assert 3600 <= t <= 2 * 3600, t
     line = bench.expected_line("headline", bs, len(cases), len(cases))
-    assert f"expected run time {bench.fmt_dur(t)}" in line and "153 case(s)" in line
+    assert f"expected run time {bench.fmt_dur(t)}" in line and "180 case(s)" in line
 
 
 def test_cases_of_one_repetition_run_together():
