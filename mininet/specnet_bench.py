@@ -60,9 +60,9 @@ SCENARIOS = {
                       log=True),
     "geo": dict(topo="GeoTopo", param="loss", unit="corruption %", ecn=False, side=True,
                 log=True),
-    "geo-aqm": dict(topo="GeoTopo", param="loss", unit="corruption %", ecn=True, side=True,
+    "geo-aqm": dict(topo="GeoAqmTopo", param="loss", unit="corruption %", ecn=True, side=True,
                     log=True),
-    "geo-taildrop": dict(topo="GeoTopo", param="loss", unit="corruption %", ecn=False,
+    "geo-taildrop": dict(topo="GeoTaildropTopo", param="loss", unit="corruption %", ecn=False,
                          side=True, log=True),
     "hybrid": dict(topo="HybridTopo", param="bad", unit="bad-state loss %", ecn=True,
                    side=True, log=False),
@@ -150,7 +150,7 @@ def suite(name, seconds=None, reps=None):
             ("red", {}, [red_model_max()], ["reno"], s, r, None),
             ("fifo-share", {"vs": "cubic"}, [1], ["spec"], s, r, ["{cc}", "cubic"]),
             ("geo-aqm", {"gw": "fq_codel"}, [1.0], ["spec"], s, r, None),
-            ("geo-taildrop", {"gw": "fifo", "bdp": 1}, [1.0], ["spec"], s, r, None),
+            ("geo-taildrop", {"bdp": 1}, [1.0], ["spec"], s, r, None),
         ]
     if name == "headline":
         # the figures the README quotes, 3 repetitions: medians with their
@@ -160,7 +160,7 @@ def suite(name, seconds=None, reps=None):
             ("satellite", {}, [1e-6, 1e-5, 5e-5], ours_sat, 2 * s, r, None),
             ("geo-aqm", {"gw": "fq_codel"}, [1, 10, 20], ["spec", "cubic", "bbr", "hybla"], s,
              r, None),
-            ("geo-taildrop", {"gw": "fifo", "bdp": 1}, [1, 10, 20], ["spec", "cubic", "bbr"],
+            ("geo-taildrop", {"bdp": 1}, [1, 10, 20], ["spec", "cubic", "bbr"],
              s, r, None),
             ("dumbbell", {"vs": "cubic"}, [2], ["spec", "cpecn", "tp"], s, r,
              ["{cc}", "cubic"]),
@@ -183,7 +183,7 @@ def suite(name, seconds=None, reps=None):
             ("geo", {}, [0.1, 1, 5, 10, 20], ["spec"] + BASELINES, s, r, None),
             *[("geo-aqm", {"gw": gw}, [0.1, 1, 5, 10, 20], ["spec"] + BASELINES, s, r, None)
               for gw in ("fq_codel", "red")],
-            *[("geo-taildrop", {"gw": "fifo", "bdp": b}, [1, 10, 20], ["spec"] + BASELINES, s,
+            *[("geo-taildrop", {"bdp": b}, [1, 10, 20], ["spec"] + BASELINES, s,
                r, None) for b in (1, 4)],
             *[("hybrid", {"mark": k}, [0.1, 0.5, 1, 2], ["cpecn", "wecn", "reno", "westwood"],
                s, r, None) for k in (7, 15, 22)],
@@ -886,8 +886,8 @@ def targets(records):
         if scen not in ("geo-aqm", "geo-taildrop") or cc != "spec" or not x["xceil"]:
             continue
         o = json.loads(opts)
-        where = (f"{scen} {o.get('gw', '')}" + (f" {o.get('bdp')} BDP" if "bdp" in o else "")
-                 + f", {v:g}% loss")
+        where = (scen + (f" {o['gw']}" if "gw" in o else "") +
+                 (f" {o['bdp']} BDP" if "bdp" in o else "") + f", {v:g}% loss")
         b = get(scen, v, "bbr", opts)
         xb = ratio(x, b)
         if scen == "geo-aqm":

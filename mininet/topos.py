@@ -508,6 +508,23 @@ class GeoTopo(ChainTopo):
         return float(self.path_opts[p - 1].get("loss", 1.0)) / 100
 
 
+class GeoAqmTopo(GeoTopo):
+    """The geo path behind a gateway that marks: @gw 'fq_codel' (the
+    default) or 'red', both with ECN (GeoTopo says how they are set)."""
+
+    def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, gw="fq_codel", **_):
+        if gw not in ("fq_codel", "red"):
+            raise ValueError(f"geo-aqm: gateway {gw!r} does not mark (fq_codel, red)")
+        return super().chain_links(loss=loss, rate=rate, rtt_ms=rtt_ms, gw=gw)
+
+
+class GeoTaildropTopo(GeoTopo):
+    """The geo path behind a tail-drop FIFO of @bdp BDPs that never marks."""
+
+    def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, bdp=1.0, **_):
+        return super().chain_links(loss=loss, rate=rate, rtt_ms=rtt_ms, gw="fifo", bdp=bdp)
+
+
 class HybridTopo(ChainTopo):
     """Wired access, ECN-marking bottleneck, wireless last hop: 100 Mbit/s
     3 ms; 5 Mbit/s 40 ms with a 30-packet buffer marking CE above @mark
@@ -677,5 +694,6 @@ class RedTopo(ChainTopo):
             self._cmd(snd, f"ip route change default via 10.{p}.1.2 ssthresh 15")
 
 
-topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "hybrid": HybridTopo, "cpecn": CpecnTopo,
+topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "geo-aqm": GeoAqmTopo,
+         "geo-taildrop": GeoTaildropTopo, "hybrid": HybridTopo, "cpecn": CpecnTopo,
          "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo, "fifo-share": FifoTopo}
