@@ -659,7 +659,9 @@ def test_non_ecn_flows_early_dropped_not_marked(redopt):
     assert o["early"] > 0, o
 
 
-def test_adaptive_estimate_follows_active_flows(redopt, figure):
+def adaptive_run():
+    """Four reno flows in phases of 1, 4, 2 and 1 through redopt in adaptive
+    mode: the samples of flows_est (t0, t1, estimate) and the flows' spans."""
     c = lab.Chain(["snd", "rtr", "rcv"])
     c.build()
     try:
@@ -708,18 +710,22 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
         os.unlink(log)
     finally:
         c.destroy()
+    return est, [(ended[port], secs) for port, _, secs in plan]
 
-    # Which flows were sending when: a client ran its data for its -t
-    # seconds, ending at most EXCH before it returned (result exchange,
-    # process exit; CI once needed more than 0.7 s); iperf3's start-up
-    # under TCG varies by seconds, so the starts come from the ends too.
-    # A sample is read some time between the two instants around the tc
-    # call (~0.5 s under TCG); it is judged only when that whole span is
-    # more than SLACK from an uncertain boundary: the published estimate
-    # covers the last full 500 ms window, so it lags by up to 1 s.
+
+def adaptive_judge(est, ends):
+    """The samples per settled phase ({flows: [estimates]}) and a trace.
+
+    Which flows were sending when: a client ran its data for its -t
+    seconds, ending at most EXCH before it returned (result exchange,
+    process exit; CI once needed more than 0.7 s); iperf3's start-up under
+    TCG varies by seconds, so the starts come from the ends too. A sample
+    is read some time between the two instants around the tc call (~0.5 s
+    under TCG); it is judged only when that whole span is more than SLACK
+    from an uncertain boundary: the published estimate covers the last
+    full 500 ms window, so it lags by up to 1 s."""
     EXCH, SLACK = 1.5, 1.0
-    spans = [(ended[port] - secs - EXCH, ended[port] - secs, ended[port] - EXCH, ended[port])
-             for port, _, secs in plan]
+    spans = [(end - secs - EXCH, end - secs, end - EXCH, end) for end, secs in ends]
 
     def expected(t0, t1):
         n = 0
@@ -734,16 +740,52 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
         n = expected(t0, t1)
         if n is not None:
             phases.setdefault(n, []).append(e)
-    one, four, two = phases.get(1, []), phases.get(4, []), phases.get(2, [])
-    figure("flows_est samples 1/4/2 phases", f"{one} {four} {two}")
-    # settled phases: most samples exact, none off by more than one (a flow
-    # in RTO backoff under TCG may send nothing for a whole window)
     trace = (f"spans {[tuple(round(x, 1) for x in sp) for sp in spans]} "
              f"samples {[(round(t0, 1), round(t1, 1), e) for t0, t1, e in est]}")
-    for want, got in ((1, one), (4, four), (2, two)):
-        assert got, trace
-        assert sorted(got)[len(got) // 2] == want, f"phase {want}: {got}; {trace}"
-        assert all(abs(e - want) <= 1 for e in got), f"phase {want}: {got}; {trace}"
+    return phases, trace
+
+
+def test_adaptive_estimate_follows_active_flows(redopt, figure):
+    """flows_est follows the active flows through phases of 1, 4, 2 and 1:
+    in each settled phase the median sample is exact and none is off by
+    more than one (a flow in RTO backoff under TCG may send nothing for a
+    whole window).
+
+    The bitmap cannot tell two flows whose hashes share a bit: with the
+    qdisc's random key, two of the four share one of the 1024 bits in
+    about 0.6% of runs (1 - (1023 * 1022 * 1021) / 1024^3), and that run
+    reads one flow short for as long as both send (seen once: 3 all
+    through the 4-flow phase, then 2 and 1 exact). Such a run, one short
+    in a phase of several flows and right elsewhere, is taken again with
+    a fresh qdisc, hence a fresh key; a second such run (p < 0.004%) or
+    any other error fails."""
+    def median(got):
+        return sorted(got)[len(got) // 2]
+
+    def failure(phases, trace):
+        """(why, whether a collision explains it) or (None, False)."""
+        bad = []
+        for want in (1, 4, 2):
+            got = phases.get(want, [])
+            if not got:
+                return f"phase {want}: no settled sample; {trace}", False
+            if median(got) != want or not all(abs(e - want) <= 1 for e in got):
+                bad.append((want, got))
+        if not bad:
+            return None, False
+        collision = all(want > 1 and median(got) == want - 1 for want, got in bad)
+        return "; ".join(f"phase {w}: {g}" for w, g in bad) + f"; {trace}", collision
+
+    for attempt in (1, 2):
+        phases, trace = adaptive_judge(*adaptive_run())
+        figure(f"flows_est samples 1/4/2 phases (run {attempt})",
+               f"{phases.get(1, [])} {phases.get(4, [])} {phases.get(2, [])}")
+        why, collision = failure(phases, trace)
+        if why is None:
+            return
+        if not collision or attempt == 2:
+            raise AssertionError(why)
+        figure("first run one flow short (hash collision), taken again", why)
 
 
 def test_change_under_traffic_trims_queue(redopt, figure):
