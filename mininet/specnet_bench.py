@@ -608,11 +608,29 @@ def fmt_spread(s, f="{:.2f}", scale=1.0):
     return s.fmt(f, scale) if s is not None else "?"
 
 
+def module_params(sysfs="/sys/module"):
+    """The parameters of our modules that are loaded: {module: {name: value}}
+    (a run's results depend on them, e.g. tcp_spec's hystart)."""
+    got = {}
+    for m in sorted(set(OURS.values()) | {"sch_redopt"}):
+        d = os.path.join(sysfs, m, "parameters")
+        if os.path.isdir(d):
+            got[m] = {}
+            for k in sorted(os.listdir(d)):
+                with open(os.path.join(d, k)) as f:
+                    got[m][k] = f.read().strip()
+    return got
+
+
 def summary(meta, records):
     lines = [f"# specnet-bench {meta['suite']} ({meta['date']}, kernel {meta['kernel']}, "
              f"commit {meta['commit']})", ""]
     if meta.get("skipped"):
         lines += ["Skipped (module missing): " + ", ".join(meta["skipped"]), ""]
+    if meta.get("module_params"):
+        lines += ["Module parameters: " + "; ".join(
+            f"{m} " + " ".join(f"{k}={v}" for k, v in sorted(ps.items()))
+            for m, ps in sorted(meta["module_params"].items())), ""]
     st = case_stats(records)
     groups = {}
     for r in records:
@@ -1139,6 +1157,11 @@ def main(argv=None):
               "available (module sch_redopt missing)", flush=True)
         skipped.append("redopt")
     meta["skipped"] = sorted(set(meta.get("skipped", [])) | set(skipped))
+    params = module_params()
+    if meta.get("module_params", params) != params:
+        raise SystemExit(f"specnet-bench: {out} was run with other module parameters "
+                         f"({meta['module_params']}, now {params}): use another --out")
+    meta["module_params"] = params
     done = {r["key"] for r in records}
     todo = [c for c in cases if case_key(c) not in done and c["cc"] not in skipped and
             not any(f.format(cc=c["cc"]) in skipped for f in (c["flows"] or [])) and

@@ -461,3 +461,40 @@ def test_batch_overhead_grows_with_its_paths():
     assert bench.batch_overhead(sat) == 8 + 12 * 15
     assert bench.batch_overhead(geo) == 8 + 2 * 7
     assert bench.expected_seconds([sat, geo]) == 180 + 188 + 90 + 22
+
+
+def test_module_parameters_recorded_and_a_resume_with_others_refused(tmp_path, monkeypatch):
+    """The parameters of our loaded modules (read from sysfs) go into the
+    meta and under summary.md's title; resuming the same --out with other
+    values is refused, so one results.json never mixes two settings."""
+    sysfs = tmp_path / "sys"
+    for m, ps in {"tcp_spec": {"hystart": "1\n", "p_corrupt": "1000\n"},
+                  "sch_redopt": {}}.items():
+        (sysfs / m / "parameters").mkdir(parents=True)
+        for k, v in ps.items():
+            (sysfs / m / "parameters" / k).write_text(v)
+    assert bench.module_params(str(sysfs)) == {
+        "tcp_spec": {"hystart": "1", "p_corrupt": "1000"}, "sch_redopt": {}}
+
+    params = {"tcp_spec": {"hystart": "1", "p_corrupt": "1000"}}
+    monkeypatch.setattr(bench, "module_params", lambda: params)
+    monkeypatch.setattr(bench, "run_batch", lambda cases, log: (
+        [rec(c["scenario"], c["value"], c["cc"], c["rep"], 5e6, ceil=18e6) for c in cases],
+        0.5))
+    monkeypatch.setattr(bench.lab, "ensure_cc", lambda cc: True)
+    monkeypatch.setattr(bench.os, "geteuid", lambda: 0)
+    real_run = bench.subprocess.run
+    monkeypatch.setattr(bench.subprocess, "run", lambda cmd, *a, **k: None if isinstance(
+        cmd, str) and cmd.startswith("mn -c") else real_run(cmd, *a, **k))
+    out = tmp_path / "run"
+    argv = ["--scenario", "geo", "--param", "1", "--ccs", "spec", "--seconds", "10",
+            "--out", str(out), "--no-plots"]
+    assert bench.main(argv) == 0
+    with open(out / "results.json") as f:
+        assert json.load(f)["meta"]["module_params"] == params
+    with open(out / "summary.md") as f:
+        assert "Module parameters: tcp_spec hystart=1 p_corrupt=1000" in f.read()
+    params = {"tcp_spec": {"hystart": "0", "p_corrupt": "1000"}}
+    with pytest.raises(SystemExit) as e:
+        bench.main(argv)
+    assert "other module parameters" in str(e.value)
