@@ -46,6 +46,10 @@
  *   ECN-Echoes while a reduction is under way echo the mark it answers
  *     (the receiver repeats it until our CWR arrives): ignored, so that
  *     one mark makes one reduction, not a second one at the next loss.
+ *   first slow start: ended by HyStart++ (RFC 9406, kernel/include/
+ *     specnet/hystart.h) on a rise of the round's least RTT, through five
+ *     rounds of Conservative Slow Start, before a marking gateway's first
+ *     mark, which on a GEO path comes a doubling or two past the BDP.
  *   growth: Reno's slow start, then CUBIC's window function (RFC 9438,
  *     kernel/include/specnet/cubic.h), in a recovery guessed corruption
  *     too. Chosen over Reno's +1 per RTT, which needs 420 RTTs (over 4
@@ -124,41 +128,49 @@
 #include "ecn_syn.h"
 #include "qdelay_glue.h"
 #include <specnet/spec.h>
+#include <specnet/hystart.h>
 
 /* ---- parameters -------------------------------------------------------- */
 
 static struct spec_params spec_params __read_mostly = {
 	.p_corrupt = SPEC_P_DEFAULT,
+	.hystart = 1,
 };
 
-static int spec_param_set_p_corrupt(const char *val,
-				    const struct kernel_param *kp)
+/* Every parameter of struct spec_params: the value is checked together
+ * with the others (spec_check_params()) and refused with the reason in the
+ * kernel log, changing nothing.
+ */
+static int spec_param_set(const char *val, const struct kernel_param *kp)
 {
 	struct spec_params p = spec_params;
+	u32 *field = (u32 *)((char *)&p + ((char *)kp->arg - (char *)&spec_params));
+	const char *why;
 	int ret;
 
-	ret = kstrtouint(val, 0, &p.p_corrupt);
+	ret = kstrtouint(val, 0, field);
 	if (ret) {
-		pr_err("p_corrupt: '%s' is not a number (per-mille, 0..%u)\n",
-		       strim((char *)val), SPEC_P_UNIT);
+		pr_err("%s: '%s' is not a number\n", kp->name, strim((char *)val));
 		return ret;
 	}
-	if (spec_check_params(&p)) {
-		pr_err("p_corrupt=%u out of range (per-mille, 0..%u)\n",
-		       p.p_corrupt, SPEC_P_UNIT);
+	if (spec_check_params(&p, &why)) {
+		pr_err("%s=%u out of range (%s)\n", kp->name, *field, why);
 		return -EINVAL;
 	}
-	WRITE_ONCE(spec_params.p_corrupt, p.p_corrupt);
+	WRITE_ONCE(*(u32 *)kp->arg, *field);
 	return 0;
 }
 
-static const struct kernel_param_ops spec_p_corrupt_ops = {
-	.set = spec_param_set_p_corrupt,
+static const struct kernel_param_ops spec_param_ops = {
+	.set = spec_param_set,
 	.get = param_get_uint,
 };
-module_param_cb(p_corrupt, &spec_p_corrupt_ops, &spec_params.p_corrupt, 0644);
+module_param_cb(p_corrupt, &spec_param_ops, &spec_params.p_corrupt, 0644);
 MODULE_PARM_DESC(p_corrupt,
 		 "probability that a loss without a recent ECN-Echo is corruption, per-mille (0..1000, default 1000)");
+module_param_cb(hystart, &spec_param_ops, &spec_params.hystart, 0644);
+MODULE_PARM_DESC(hystart,
+		 "end the first slow start on a rise of the round's least RTT, HyStart++ (RFC 9406) (0 or 1, default 1)");
 
 /* ---- per-netns counters ----------------------------------------------- */
 
@@ -175,6 +187,7 @@ enum spec_counter {
 	SPEC_CNT_ECE_DRAIN,	/* ECN-Echoes left unanswered: cwnd below the
 				 * path's BDP, the queue draining
 				 */
+	SPEC_CNT_HYSTART,	/* first slow starts ended by an RTT rise */
 	SPEC_CNT_MAX
 };
 
@@ -189,6 +202,7 @@ static const char * const spec_counter_names[SPEC_CNT_MAX] = {
 	[SPEC_CNT_DELAY]	= "delay_congestion",
 	[SPEC_CNT_BREAKER]	= "breaker_trips",
 	[SPEC_CNT_ECE_DRAIN]	= "ece_draining",
+	[SPEC_CNT_HYSTART]	= "hystart_exits",
 };
 
 struct spec_net {
@@ -257,8 +271,8 @@ struct spec_ca {
 	u32 prr_delivered;	/* start, segments delivered since, and the */
 	u32 prr_out0;		/* stack's prr_out then */
 	u32 prior_una;		/* snd_una after the previous ACK */
-	u8  verdict;		/* enum spec_verdict: ssthresh() -> set_state() */
-	u8  ece_seen:1,		/* last_ece_us is valid */
+	u16 verdict:3,		/* enum spec_verdict: ssthresh() -> set_state() */
+	    ece_seen:1,		/* last_ece_us is valid */
 	    spec_live:1,	/* last guess not yet contradicted by an ECE */
 	    ss_pending:1,	/* corruption episode: ss_before to be put back */
 	    reducing:1,		/* congestion reduction (PRR) under way */
@@ -271,7 +285,11 @@ struct spec_ca {
 	    ece_skip:1,		/* ssthresh() left an ECE unanswered (the
 				 * queue drains): set_state() counts it
 				 */
-	    unused:1;
+	    css_rounds:3,	/* HyStart++: CSS rounds completed */
+	    unused:3;
+	u16 css_base;		/* HyStart++: CSS baseline (hystart.h's
+				 * hss_base()), 0: not in CSS
+				 */
 };
 
 static u32 spec_now_us(const struct tcp_sock *tp)
@@ -685,6 +703,12 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	if (!tcp_is_cwnd_limited(sk))
 		return;
 	if (tcp_in_slow_start(tp)) {
+		if (ca->css_base) {	/* HyStart++'s CSS */
+			tcp_snd_cwnd_set(tp, hss_css_cwnd(tcp_snd_cwnd(tp),
+							  &tp->snd_cwnd_cnt, acked,
+							  tp->snd_cwnd_clamp));
+			return;
+		}
 		acked = tcp_slow_start(tp, acked);
 		if (!acked)
 			return;
@@ -712,17 +736,55 @@ static void spec_cap_growth(struct sock *sk, u32 before)
 		tcp_snd_cwnd_set(tp, max(before, cap));
 }
 
+/*
+ * HyStart++ (hystart.h, parameter hystart) in the first slow start (the
+ * threshold, or the one a corruption episode will put back, still
+ * infinite; no reduction under way), after the ACK's RTT sample and round accounting; @round_ended:
+ * this ACK ended a round. CSS's end sets the threshold to the window.
+ */
+static void spec_hystart(struct sock *sk, bool round_ended)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u32 *ss = ca->ss_pending ? &ca->ss_before : &tp->snd_ssthresh;
+	u32 cur = ca->qd.rnd_rtt_us, n = ca->qd.rnd_samples;
+
+	BUILD_BUG_ON(HSS_INF != QD_NONE);
+	if (*ss != TCP_INFINITE_SSTHRESH || ca->reducing ||
+	    !READ_ONCE(spec_params.hystart)) {
+		ca->css_base = 0;
+		return;
+	}
+	if (!ca->css_base) {
+		if (hss_slow_start_ends(ca->qd.rtt_us, cur, n)) {
+			ca->css_base = hss_base(cur);
+			ca->css_rounds = 0;
+			spec_count(sk, SPEC_CNT_HYSTART);
+		}
+		return;
+	}
+	if (round_ended && ++ca->css_rounds >= HSS_CSS_ROUNDS) {
+		*ss = max(tcp_snd_cwnd(tp), 2U);
+		ca->css_base = 0;
+	} else if (hss_css_resumes(ca->css_base, cur, n)) {
+		ca->css_base = 0;
+	}
+}
+
 /* Every ACK, in recovery too: the delay signal's samples and rounds. */
 static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	struct spec_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
 
+	u32 rnd_end = ca->qd.rnd_end;
+
 	if (!spec_ecn_ok(tcp_sk(sk)))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
 	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
 		spec_count(sk, SPEC_CNT_BREAKER);
+	spec_hystart(sk, ca->qd.rnd_end != rnd_end);
 }
 
 static u32 spec_undo_cwnd(struct sock *sk)
@@ -774,7 +836,9 @@ static void spec_corrupt_recovery(struct sock *sk, u32 acked)
 					    tp->max_packets_out))
 		return;
 	if (cwnd < ca->ss_before) {
-		w = spec_recovery_cwnd(cwnd, acked, ca->ss_before);
+		w = ca->css_base ? hss_css_cwnd(cwnd, &tp->snd_cwnd_cnt, acked,
+						ca->ss_before) :
+		    spec_recovery_cwnd(cwnd, acked, ca->ss_before);
 		tcp_snd_cwnd_set(tp, min(w, tp->snd_cwnd_clamp));
 	} else {
 		spec_cubic_ai(sk, acked);
@@ -884,8 +948,9 @@ static int __init spec_register(void)
 		unregister_pernet_subsys(&spec_net_ops);
 		return ret;
 	}
-	pr_info("registered \"%s\" (p_corrupt=%u per-mille)\n",
-		tcp_spec.name, READ_ONCE(spec_params.p_corrupt));
+	pr_info("registered \"%s\" (p_corrupt=%u per-mille, hystart=%u)\n",
+		tcp_spec.name, READ_ONCE(spec_params.p_corrupt),
+		READ_ONCE(spec_params.hystart));
 	return 0;
 }
 

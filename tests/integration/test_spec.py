@@ -96,6 +96,18 @@ def test_p_corrupt_validated(spec):
     assert open(path).read().strip() == "0"
 
 
+def test_hystart_validated(spec):
+    path = "/sys/module/tcp_spec/parameters/hystart"
+    assert open(path).read().strip() == "1"
+    for bad in ("2", "-1", "yes", "4294967296"):
+        rc, _, err = lab.run(f"echo {bad} > {path}")
+        assert rc != 0, f"hystart={bad} accepted"
+        assert open(path).read().strip() == "1", "rejected value changed hystart"
+    lab.set_param("tcp_spec", "hystart", 0)
+    assert open(path).read().strip() == "0"
+    assert_load_refused("tcp_spec", "hystart=5", "hystart=5 out of range (hystart is 0 or 1)")
+
+
 def test_qd_parameters_validated(spec):
     assert_qd_params("tcp_spec", "spec")
 
@@ -150,6 +162,47 @@ def test_a_corruption_does_not_end_slow_start(spec, figure):
         assert later and max(later) >= 1.8 * pre, f"cwnd {pre} -> {max(later or [0])}"
         n = counters(c)
         assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
+    finally:
+        c.destroy()
+
+
+def test_a_first_slow_start_ends_at_the_queue(spec, figure):
+    """HyStart++ (RFC 9406): a 10 Mbit/s, 100 ms path with a FIFO deep
+    enough never to drop and no marking. The first slow start ends when a
+    round's least RTT rises by 12.5 ms (about ten packets of queue), five
+    rounds of conservative slow start follow (x 1.25 a round, within the
+    growth cap of twice the BDP plus the delay threshold's queue), then
+    ssthresh = cwnd: a finite ssthresh with no loss and no mark, between
+    one and four BDPs. With hystart=0 slow start lasts until a loss or a
+    mark, so ssthresh stays infinite here (the second run)."""
+    rtt_ms, rate = 100, 10e6
+    bdp = rate * rtt_ms / 1e3 / 8 / 1514
+    c = lab.bottleneck_chain("10mbit", rtt_ms, "parent 1:1 handle 10: pfifo limit 3000")
+    try:
+        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
+        got = {}
+        for on in (1, 0):
+            lab.iperf3_server(c.ns("rcv"))     # -1: one test each
+            lab.set_param("tcp_spec", "hystart", on)
+            before = counters(c)
+            evs, _ = run_flow(c, "spec", seconds=6)
+            after = counters(c)
+            n = {k: after[k] - before.get(k, 0) for k in after}
+            first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
+            got[on] = (n, first)
+            figure(f"hystart={on}: exits, losses, first ssthresh (BDP {bdp:.0f}), at s",
+                   (n["hystart_exits"], n["loss_events"], first and first["ssthresh"],
+                    first and round(first["t"] - evs[0]["t"], 2)))
+        n, first = got[1]
+        assert n["loss_events"] == 0 and n["ece_reductions"] == 0, n
+        assert n["hystart_exits"] >= 1, n
+        assert first, "ssthresh never set: the first slow start did not end"
+        assert bdp <= first["ssthresh"] <= 4 * bdp, \
+            f"slow start ended at {first['ssthresh']} (BDP {bdp:.0f})"
+        n, first = got[0]
+        assert n["loss_events"] == 0 and n["hystart_exits"] == 0, n
+        assert first is None, f"hystart=0: ssthresh {first['ssthresh']} with no loss"
     finally:
         c.destroy()
 

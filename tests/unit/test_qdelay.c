@@ -83,10 +83,14 @@ static void test_round_delay(void)
 	qd_ack(&s, &P, 9, 0, 10);
 	CHECK(qd_delay_us(&s) == 0, "round 1 not over: still %u",
 	      qd_delay_us(&s));
+	CHECK(s.rnd_samples == 3, "round 1 samples %u", s.rnd_samples);
 	qd_ack(&s, &P, 10, 0, 12);		/* round 1 over */
 	CHECK(s.rtt_us == 100000, "round 1 min %u", s.rtt_us);
+	CHECK(s.rnd_samples == 0, "round 2 samples %u", s.rnd_samples);
 	qd_rtt_sample(&s, &P, 300, 180000);
 	qd_rtt_sample(&s, &P, 400, 130000);
+	qd_rtt_sample(&s, &P, 450, 0);		/* no sample */
+	CHECK(s.rnd_samples == 2, "round 2 samples %u", s.rnd_samples);
 	qd_ack(&s, &P, 22, 0, 12);		/* round 2 over */
 	CHECK(s.rtt_us == 130000, "round 2 min %u", s.rtt_us);
 	CHECK(qd_delay_us(&s) == 30000, "queue %u", qd_delay_us(&s));

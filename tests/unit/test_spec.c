@@ -1,23 +1,32 @@
 /* Host unit tests of kernel/include/specnet/spec.h (the SpecTCP predictor). */
 #include <specnet/spec.h>
 #include "check.h"
+#include <string.h>
 
 #define INF 0x7fffffffu	/* the stack's TCP_INFINITE_SSTHRESH */
 
-/* parameter checks: 0..1000 per-mille */
+/* parameter checks: p_corrupt 0..1000 per-mille, hystart 0 or 1 */
 static void test_params(void)
 {
-	struct spec_params p = { .p_corrupt = SPEC_P_DEFAULT };
+	struct spec_params p = { .p_corrupt = SPEC_P_DEFAULT, .hystart = 1 };
+	const char *why = "unset";
 
-	CHECK(spec_check_params(&p) == 0, "default");
+	CHECK(spec_check_params(&p, &why) == 0 && !why, "default");
 	p.p_corrupt = 0;
-	CHECK(spec_check_params(&p) == 0, "0");
+	CHECK(spec_check_params(&p, NULL) == 0, "0");
 	p.p_corrupt = 1000;
-	CHECK(spec_check_params(&p) == 0, "1000");
+	CHECK(spec_check_params(&p, NULL) == 0, "1000");
 	p.p_corrupt = 1001;
-	CHECK(spec_check_params(&p) == -EINVAL, "1001");
+	CHECK(spec_check_params(&p, &why) == -EINVAL &&
+	      !strcmp(why, "p_corrupt is per-mille, 0..1000"), "1001");
 	p.p_corrupt = 0xffffffffu;
-	CHECK(spec_check_params(&p) == -EINVAL, "u32 max");
+	CHECK(spec_check_params(&p, NULL) == -EINVAL, "u32 max");
+	p.p_corrupt = 500;
+	p.hystart = 0;
+	CHECK(spec_check_params(&p, NULL) == 0, "hystart 0");
+	p.hystart = 2;
+	CHECK(spec_check_params(&p, &why) == -EINVAL && !strcmp(why, "hystart is 0 or 1"),
+	      "hystart 2");
 }
 
 /* the classification of a loss, draw r in 0..999 */

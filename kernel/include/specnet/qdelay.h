@@ -135,7 +135,8 @@ struct qd_state {
 	u8  started:1,		/* rnd_end, brk_* are valid */
 	    tripped:1,		/* breaker: next loss is congestion */
 	    unused:6;
-	u16 pad;
+	u8  rnd_samples;	/* RTT samples in the round under way (<= 255) */
+	u8  pad;
 };
 
 enum qd_verdict {
@@ -197,6 +198,8 @@ static inline void qd_rtt_sample(struct qd_state *s, const struct qd_params *p,
 	}
 	if (rtt_us < s->rnd_rtt_us)
 		s->rnd_rtt_us = rtt_us;
+	if (s->rnd_samples < 255)
+		s->rnd_samples++;
 }
 
 /* A delivery-rate sample: @delivered packets in @interval_us. */
@@ -278,6 +281,7 @@ static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
 		s->rtt_us = s->rnd_rtt_us;
 		s->rnd_rtt_us = QD_NONE;
 	}
+	s->rnd_samples = 0;
 	s->rnd_end = delivered + max_t(u32, in_flight, 1);
 
 	n_del = delivered - s->brk_delivered;

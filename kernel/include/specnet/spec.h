@@ -93,6 +93,7 @@
 /* Configuration: one per module (module parameters). */
 struct spec_params {
 	u32 p_corrupt;		/* P(corruption | no recent ECE), per-mille */
+	u32 hystart;		/* 1: HyStart++ ends the first slow start */
 };
 
 /* Verdict on one loss event. */
@@ -107,13 +108,20 @@ enum spec_verdict {
 };
 
 /* The single validity check every entry point (module parameter, tools)
- * calls. Returns 0 or -EINVAL.
+ * calls. Returns 0 or -EINVAL, with the valid range in @why.
  */
-static inline int spec_check_params(const struct spec_params *p)
+static inline int spec_check_params(const struct spec_params *p,
+				    const char **why)
 {
+	const char *r = NULL;
+
 	if (p->p_corrupt > SPEC_P_UNIT)
-		return -EINVAL;
-	return 0;
+		r = "p_corrupt is per-mille, 0..1000";
+	else if (p->hystart > 1)
+		r = "hystart is 0 or 1";
+	if (why)
+		*why = r;
+	return r ? -EINVAL : 0;
 }
 
 /* Length of the "recent" window from the smoothed RTT (us). */
