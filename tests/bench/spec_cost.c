@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cost of tcp_spec's per-ACK path against Reno's, for
+ * tests/bench/spec_cost.sh, which runs this under callgrind and counts the
+ * instructions executed inside bench_spec() or bench_reno() only
+ * (--toggle-collect).
+ *
+ *   spec_cost spec|spec-ecn|reno COUNT
+ *
+ * One call is what the congestion control does for one ACK of one segment
+ * in congestion avoidance, the common case on a long path:
+ *
+ * spec:     tcp_spec's pkts_acked() (the parameters' snapshot, an RTT and a
+ *           delivery-rate sample, the round and breaker accounting of
+ *           qdelay.h, HyStart++'s test of the first slow start) and cong_control() (CUBIC's cnt from cubic.h, the
+ *           stack's tcp_cong_avoid_ai(), the growth cap of a path that has
+ *           not marked, the pacing rate of spec.h);
+ * spec-ecn: the same once an ECN-Echo has been seen (no growth cap);
+ * reno:     what the stack does for Reno in the same place: tcp_reno_
+ *           cong_avoid() (tcp_is_cwnd_limited(), tcp_cong_avoid_ai()) and
+ *           tcp_update_pacing_rate(), replicas of net/ipv4/tcp_cong.c and
+ *           tcp_input.c.
+ *
+ * The work the stack does for every ACK whatever the congestion control
+ * (tcp_ack(), SACK, RTT estimation, rate sampling) is counted in neither.
+ * The inputs are a 20 Mbit/s path with a 600 ms RTT (a window of ~1000
+ * segments, one ACK every 0.5 ms, RTT samples jittered by up to 5 ms), so
+ * rounds and breaker intervals end as they do on the GEO scenarios. Built
+ * with -O2 like the kernel.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <specnet/qdelay.h>
+#include <specnet/cubic.h>
+#include <specnet/spec.h>
+#include <specnet/hystart.h>
+
+#define MSS		1448
+#define ACK_US		500		/* 20 Mbit/s of 1250-byte frames */
+#define BASE_RTT_US	600000
+#define PACING_CA_RATIO	120		/* net.ipv4.tcp_pacing_ca_ratio */
+
+/* The part of struct tcp_sock and of the CC's private area that is read
+ * or written per ACK.
+ */
+struct conn {
+	u32 cwnd, cwnd_cnt, clamp, ssthresh, packets_out, srtt_x8;
+	u32 delivered, lost, now_us;
+	u64 pacing_rate;
+	bool cwnd_limited, ece_seen;
+	u16 css_base;
+	struct qd_state qd;
+	struct cubic_state cubic;
+};
+
+static const struct qd_params qd_defaults = QD_PARAMS_DEFAULT;
+/* volatile: the module parameters are read with READ_ONCE() */
+static volatile u32 qd_param_words[6];
+static u64 rng = 0x9e3779b97f4a7c15ULL;
+
+static u32 jitter_us(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (u32)((rng * 0x2545f4914f6cdd1dULL) >> 32) % 5000;
+}
+
+/* net/ipv4/tcp_cong.c */
+static void tcp_cong_avoid_ai(struct conn *c, u32 w, u32 acked)
+{
+	if (c->cwnd_cnt >= w) {
+		c->cwnd_cnt = 0;
+		c->cwnd++;
+	}
+	c->cwnd_cnt += acked;
+	if (c->cwnd_cnt >= w) {
+		u32 delta = c->cwnd_cnt / w;
+
+		c->cwnd_cnt -= delta * w;
+		c->cwnd += delta;
+	}
+	c->cwnd = min_t(u32, c->cwnd, c->clamp);
+}
+
+/* tcp_input.c's tcp_update_pacing_rate() */
+static void tcp_update_pacing_rate(struct conn *c)
+{
+	u64 rate = (u64)MSS * ((1000000 / 100) << 3);
+
+	rate *= c->cwnd < c->ssthresh / 2 ? 200 : PACING_CA_RATIO;
+	rate *= max_t(u32, c->cwnd, c->packets_out);
+	if (c->srtt_x8)
+		rate /= c->srtt_x8;
+	c->pacing_rate = rate;
+}
+
+__attribute__((noinline)) void bench_reno(struct conn *c, u32 acked)
+{
+	/* tcp_reno_cong_avoid() in congestion avoidance */
+	if (!c->cwnd_limited)
+		return;
+	tcp_cong_avoid_ai(c, c->cwnd, acked);
+	tcp_update_pacing_rate(c);
+}
+
+/* qdelay_glue.h's specnet_qd_params_read(): six READ_ONCE()s */
+static void qd_params_read(struct qd_params *p)
+{
+	p->enable = qd_param_words[0];
+	p->loss_us = qd_param_words[1];
+	p->loss_pct = qd_param_words[2];
+	p->win_ms = qd_param_words[3];
+	p->brk_floor = qd_param_words[4];
+	p->brk_mult = qd_param_words[5];
+}
+
+__attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
+					  u32 rate_delivered, u32 rate_interval_us)
+{
+	struct qd_params qdp;
+	u32 before, rtt, cnt, cap;
+
+	/* spec_pkts_acked() */
+	qd_params_read(&qdp);
+	qd_rtt_sample(&c->qd, &qdp, c->now_us, rtt_us);
+	qd_rate_sample(&c->qd, rate_delivered, rate_interval_us);
+	qd_ack(&c->qd, &qdp, c->delivered, c->lost, c->packets_out);
+	/* spec_hystart(): past the first slow start, one test */
+	if (c->ssthresh == 0x7fffffff && c->css_base &&
+	    hss_css_resumes(c->css_base, c->qd.rnd_rtt_us, c->qd.rnd_samples))
+		c->css_base = 0;
+
+	/* spec_cong_control() -> spec_cong_avoid() -> spec_cubic_ai() */
+	if (!c->cwnd_limited)
+		return;
+	before = c->cwnd;
+	rtt = c->qd.min_rtt_us != QD_NONE ? c->qd.min_rtt_us : c->srtt_x8 >> 3;
+	cnt = cubic_cnt(&c->cubic, c->cwnd, acked, c->now_us / 1000, rtt / 1000);
+	tcp_cong_avoid_ai(c, cnt, acked);
+	/* spec_cap_growth() */
+	if (!c->ece_seen && c->cwnd > before) {
+		qd_params_read(&qdp);
+		cap = qd_cwnd_cap(&c->qd, &qdp);
+		if (c->cwnd > cap)
+			c->cwnd = max_t(u32, before, cap);
+	}
+	/* spec_set_pacing_rate() */
+	c->pacing_rate = spec_pacing_rate(MSS, c->cwnd, c->packets_out, c->srtt_x8,
+					  c->cwnd < c->ssthresh / 2 ? 200 :
+					  PACING_CA_RATIO);
+}
+
+int main(int argc, char **argv)
+{
+	struct conn c = {
+		.cwnd = 800, .clamp = ~0U, .ssthresh = 700, .packets_out = 800,
+		.srtt_x8 = BASE_RTT_US << 3, .cwnd_limited = true,
+	};
+	u64 sink = 0;
+	long i, count;
+	int mode;
+
+	count = argc == 3 ? atol(argv[2]) : 0;
+	mode = argc == 3 ? (!strcmp(argv[1], "reno") ? 0 : !strcmp(argv[1], "spec") ? 1 :
+			    !strcmp(argv[1], "spec-ecn") ? 2 : -1) : -1;
+	if (count <= 0 || mode < 0) {
+		fprintf(stderr, "usage: spec_cost spec|spec-ecn|reno COUNT\n");
+		return 2;
+	}
+	qd_param_words[0] = qd_defaults.enable;
+	qd_param_words[1] = qd_defaults.loss_us;
+	qd_param_words[2] = qd_defaults.loss_pct;
+	qd_param_words[3] = qd_defaults.win_ms;
+	qd_param_words[4] = qd_defaults.brk_floor;
+	qd_param_words[5] = qd_defaults.brk_mult;
+	qd_init(&c.qd);
+	cubic_init(&c.cubic);
+	c.cubic.last_max = 1000;	/* an epoch after a reduction from 1000 */
+	c.ece_seen = mode == 2;
+	for (i = 0; i < count; i++) {
+		c.now_us += ACK_US;
+		c.delivered++;
+		if (mode == 0)
+			bench_reno(&c, 1);
+		else
+			bench_spec(&c, 1, BASE_RTT_US + jitter_us(), c.cwnd,
+				   BASE_RTT_US + jitter_us());
+		c.packets_out = c.cwnd;
+		sink += c.cwnd + c.pacing_rate;
+	}
+	printf("%s %ld cwnd %u %llu\n", argv[1], count, c.cwnd, (unsigned long long)sink);
+	return 0;
+}

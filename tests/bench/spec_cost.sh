@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Instructions per ACK of tcp_spec's congestion control against Reno's, in
+# congestion avoidance on a 20 Mbit/s, 600 ms path, counted with callgrind:
+# builds tests/bench/spec_cost.c (-O2) into build/bench/ and runs each
+# workload under valgrind, collecting only inside its bench_*() function.
+# Prints
+#
+#   spec_cost: reno N instr/ack; spec M (no mark seen yet), K (after a mark)
+#   spec_cost: spec / reno = R: target <= 1.5: met by D | missed by D
+#
+# Exit status 0 whatever the figure (a benchmark, not a test). Needs
+# valgrind (Debian package `valgrind`). COUNT=<ACKs> to change the number
+# of ACKs measured (default 20000, 10 s of the path).
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$TOP/build/bench
+COUNT=${COUNT:-20000}
+CC=${CC:-cc}
+TARGET=1.5
+
+command -v valgrind >/dev/null ||
+	{ echo "spec_cost: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
+mkdir -p "$OUT"
+$CC -std=gnu11 -O2 -g -Wall -Wextra -Werror -I"$TOP/kernel/include" \
+	-o "$OUT/spec_cost" "$TOP/tests/bench/spec_cost.c"
+
+# instructions executed inside function $2 while running workload $1
+count() {
+	local f=$OUT/callgrind.spec_cost.$1
+	valgrind -q --tool=callgrind --callgrind-out-file="$f" --toggle-collect="$2" \
+		"$OUT/spec_cost" "$1" "$COUNT" >/dev/null
+	awk '/^(summary|totals):/ { print $2; exit }' "$f"
+}
+
+reno=$(count reno bench_reno)
+spec=$(count spec bench_spec)
+ecn=$(count spec-ecn bench_spec)
+awk -v r="$reno" -v s="$spec" -v e="$ecn" -v n="$COUNT" -v t="$TARGET" 'BEGIN {
+	printf "spec_cost: reno %.0f instr/ack; spec %.0f (no mark seen yet), %.0f (after a mark)\n",
+	       r / n, s / n, e / n
+	x = ((s > e) ? s : e) / r
+	d = t - x
+	v = (d >= 0) ? "met" : "missed"
+	printf "spec_cost: spec / reno = %.2f: target <= %.1f: %s by %.2f\n", x, t, v, (d >= 0) ? d : -d
+}'
