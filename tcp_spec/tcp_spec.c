@@ -58,7 +58,9 @@
  *     (576 at 600 ms) and so fills a GEO bottleneck's buffer within a few
  *     RTTs of each reduction; CUBIC regains a reduction in ~K seconds
  *     (10 s there) whatever the RTT, and is the growth its competitors on
- *     a shared bottleneck use. 0.8 on a mark without loss, as RFC 8511
+ *     a shared bottleneck use. Fast convergence does not lower the
+ *     plateau below what the path delivers in a min RTT (cubic.h says
+ *     why). 0.8 on a mark without loss, as RFC 8511
  *     argues for AQMs that mark early; 0.7 on a loss (docs/algorithms.md,
  *     "Growth and the ECN response", holds the figures).
  *
@@ -387,7 +389,7 @@ static u32 spec_ssthresh(struct sock *sk)
 	}
 	if (v != SPEC_CORRUPT) {
 		ca->ss_pending = 0;
-		cubic_congestion(&ca->cubic, cwnd);
+		cubic_congestion(&ca->cubic, cwnd, qd_path_bdp(&ca->qd));
 		/* a standing queue: down to what the path delivers */
 		if (qv == QD_DELAY)
 			return qd_reduced_cwnd(&ca->qd, &qdp, cwnd);
@@ -497,7 +499,8 @@ static void spec_enter_recovery(struct sock *sk, u8 old_state, u8 new_state,
 			if (v == SPEC_CONG_ECE) {
 				if (ca->ece_skip)
 					cubic_congestion(&ca->cubic,
-							 tp->prior_cwnd);
+							 tp->prior_cwnd,
+							 qd_path_bdp(&ca->qd));
 				tp->snd_ssthresh = cubic_reduce(tp->prior_cwnd,
 								CUBIC_BETA);
 			}
@@ -541,7 +544,8 @@ static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
 		if (v == SPEC_CORRUPT) {
 			ca->spec_live = 0;
 			ca->ss_pending = 0;
-			cubic_congestion(&ca->cubic, tp->prior_cwnd);
+			cubic_congestion(&ca->cubic, tp->prior_cwnd,
+					 qd_path_bdp(&ca->qd));
 		}
 		tp->snd_ssthresh = cubic_reduce(tp->prior_cwnd, CUBIC_BETA);
 	}
@@ -644,7 +648,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 		 * stops echoing this mark.
 		 */
 		tp->snd_ssthresh = cubic_reduce(w, CUBIC_BETA_ECN);
-		cubic_congestion(&ca->cubic, w);
+		cubic_congestion(&ca->cubic, w, qd_path_bdp(&ca->qd));
 		if (state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)
 			tcp_snd_cwnd_set(tp, tp->snd_ssthresh);

@@ -36,12 +36,19 @@ static void test_congestion(void)
 	struct cubic_state s;
 
 	cubic_init(&s);
-	cubic_congestion(&s, 1000);
+	cubic_congestion(&s, 1000, 0);
 	CHECK(s.last_max == 1000 && s.origin == 0, "first: %u", s.last_max);
-	cubic_congestion(&s, 900);
+	cubic_congestion(&s, 900, 0);
 	CHECK(s.last_max == 765, "900 x 1741 / 2048: %u", s.last_max);
-	cubic_congestion(&s, 1100);
+	cubic_congestion(&s, 1100, 0);
 	CHECK(s.last_max == 1100, "above: %u", s.last_max);
+	/* the path's BDP floors fast convergence, within the window */
+	cubic_congestion(&s, 1000, 950);
+	CHECK(s.last_max == 950, "floor 950: %u", s.last_max);
+	cubic_congestion(&s, 900, 2000);
+	CHECK(s.last_max == 900, "floor above the window: %u", s.last_max);
+	cubic_congestion(&s, 800, 100);
+	CHECK(s.last_max == 680, "floor below 0.85: 800 x 1741 / 2048 = %u", s.last_max);
 }
 
 /* The curve after a reduction from 1000 to 700, 600 ms min RTT. */
@@ -51,7 +58,7 @@ static void test_curve(void)
 	u32 cnt;
 
 	cubic_init(&s);
-	cubic_congestion(&s, 1000);
+	cubic_congestion(&s, 1000, 0);
 	/* epoch at 5000 ms: K = cbrt(300 x 2.5e9) = 9085 ms; at t = 0 the
 	 * target is W(600) = 1000 - 8485^3 / 2.5e9 = 1000 - 244 = 756, so
 	 * cnt = 700 / 56 = 12
@@ -77,7 +84,7 @@ static void test_curve(void)
 	CHECK(cubic_window(&s, ~0U) > 1000, "W(max) %u", cubic_window(&s, ~0U));
 	/* a window above W_max at the epoch's start: K = 0, origin = cwnd */
 	cubic_init(&s);
-	cubic_congestion(&s, 100);
+	cubic_congestion(&s, 100, 0);
 	cnt = cubic_cnt(&s, 120, 1, 7, 10);
 	CHECK(s.k_ms == 0 && s.origin == 120, "K %u origin %u", s.k_ms, s.origin);
 	/* never a reduction: at most 1 per 20 segments (tcp_cubic) */
@@ -95,7 +102,7 @@ static void test_reno_friendly(void)
 	u32 cnt;
 
 	cubic_init(&s);
-	cubic_congestion(&s, 100);
+	cubic_congestion(&s, 100, 0);
 	cnt = cubic_cnt(&s, 100, 99, 1000, 10);
 	CHECK(cnt == 10000 && s.w_est == 100, "flat curve: cnt %u W_est %u", cnt, s.w_est);
 	cnt = cubic_cnt(&s, 100, 1, 1000, 10);
@@ -104,7 +111,7 @@ static void test_reno_friendly(void)
 	CHECK(cnt == 100, "Reno's cnt %u", cnt);
 	/* below W_max: alpha = 0.53, 1 per 700 x 1741 / 921 = 1323 segments */
 	cubic_init(&s);
-	cubic_congestion(&s, 1000);
+	cubic_congestion(&s, 1000, 0);
 	cubic_cnt(&s, 700, 1322, 1, 600);
 	CHECK(s.w_est == 700, "W_est %u", s.w_est);
 	cubic_cnt(&s, 700, 1, 1, 600);
@@ -118,7 +125,7 @@ static void test_idle(void)
 	cubic_init(&s);
 	cubic_idle(&s, 500, 1000);
 	CHECK(s.epoch_ms == 0 && !s.origin, "no epoch: nothing moves");
-	cubic_congestion(&s, 1000);
+	cubic_congestion(&s, 1000, 0);
 	cubic_cnt(&s, 700, 1, 1000, 600);
 	cubic_idle(&s, 500, 3000);
 	CHECK(s.epoch_ms == 1500, "epoch %u", s.epoch_ms);
@@ -151,7 +158,7 @@ static u32 regain_ms(u32 w_max, u32 beta, u32 rtt_ms)
 	u32 cwnd = cubic_reduce(w_max, beta), acc = 0, now = 100, i;
 
 	cubic_init(&s);
-	cubic_congestion(&s, w_max);
+	cubic_congestion(&s, w_max, 0);
 	while (cwnd < w_max && now < 100 + 600000) {
 		u32 n = cwnd;
 

@@ -96,15 +96,25 @@ static inline u32 cubic_reduce(u32 cwnd, u32 beta)
 		     CUBIC_MIN_CWND);
 }
 
-/* A congestion reduction from @cwnd: W_max, with fast convergence; the
- * next ACK in congestion avoidance starts a new epoch.
+/*
+ * A congestion reduction from @cwnd: W_max, with fast convergence; the
+ * next ACK in congestion avoidance starts a new epoch. @floor (packets, 0:
+ * none) is what the path has been delivering in a min RTT (qdelay.h's
+ * qd_path_bdp()): fast convergence does not set the plateau below it (nor
+ * above @cwnd). Fast convergence lowers W_max when a reduction comes
+ * below the last one, the sign that a newcomer takes a share; a sender
+ * draining its own slow-start overshoot in steps of 0.8 an RTT apart also
+ * reduces below the last W_max each time, and would take 0.85 of each
+ * step down to a plateau below the BDP the link has just delivered. A
+ * newcomer's share shows in the delivery rate, so the floor follows it.
  */
-static inline void cubic_congestion(struct cubic_state *s, u32 cwnd)
+static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor)
 {
 	if (cwnd < s->last_max)
-		s->last_max = (u32)(((u64)cwnd *
-				     (CUBIC_BETA_UNIT + CUBIC_BETA)) /
-				    (2 * CUBIC_BETA_UNIT));
+		s->last_max = max_t(u32, (u32)(((u64)cwnd *
+						(CUBIC_BETA_UNIT + CUBIC_BETA)) /
+					       (2 * CUBIC_BETA_UNIT)),
+				    min_t(u32, cwnd, floor));
 	else
 		s->last_max = cwnd;
 	s->origin = 0;
