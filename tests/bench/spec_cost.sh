@@ -12,25 +12,10 @@
 # valgrind (Debian package `valgrind`). COUNT=<ACKs> to change the number
 # of ACKs measured (default 20000, 10 s of the path).
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$TOP/build/bench
+NAME=spec_cost
 COUNT=${COUNT:-20000}
-CC=${CC:-cc}
 TARGET=1.5
-
-command -v valgrind >/dev/null ||
-	{ echo "spec_cost: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
-mkdir -p "$OUT"
-$CC -std=gnu11 -O2 -g -Wall -Wextra -Werror -I"$TOP/kernel/include" \
-	-o "$OUT/spec_cost" "$TOP/tests/bench/spec_cost.c"
-
-# instructions executed inside function $2 while running workload $1
-count() {
-	local f=$OUT/callgrind.spec_cost.$1
-	valgrind -q --tool=callgrind --callgrind-out-file="$f" --toggle-collect="$2" \
-		"$OUT/spec_cost" "$1" "$COUNT" >/dev/null
-	awk '/^(summary|totals):/ { print $2; exit }' "$f"
-}
+. "$(dirname "$0")/callgrind.sh"
 
 reno=$(count reno bench_reno)
 spec=$(count spec bench_spec)

@@ -10,24 +10,9 @@
 # Needs valgrind (Debian package `valgrind`). COUNT=<updates> to change
 # the number of updates measured (default 2000).
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$TOP/build/bench
+NAME=tp_cost
 COUNT=${COUNT:-2000}
-CC=${CC:-cc}
-
-command -v valgrind >/dev/null ||
-	{ echo "tp_cost: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
-mkdir -p "$OUT"
-$CC -std=gnu11 -O2 -g -Wall -Wextra -Werror -I"$TOP/kernel/include" \
-	-o "$OUT/tp_cost" "$TOP/tests/bench/tp_cost.c"
-
-# instructions executed inside function $2 while running workload $1
-count() {
-	local f=$OUT/callgrind.tp_cost.$1
-	valgrind -q --tool=callgrind --callgrind-out-file="$f" --toggle-collect="$2" \
-		"$OUT/tp_cost" "$1" "$COUNT" >/dev/null
-	awk '/^(summary|totals):/ { print $2; exit }' "$f"
-}
+. "$(dirname "$0")/callgrind.sh"
 
 per() { # instructions, count -> instructions per update, rounded
 	echo $((($1 + $2 / 2) / $2))
