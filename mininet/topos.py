@@ -38,6 +38,9 @@ geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
   queue; nothing is lost on the ACK direction or on a sender's interface.
   Offloads (TSO, GSO, GRO) are off everywhere.
   * geo:      h1 -100 Mbit/s- gw -20 Mbit/s, 300 ms one way, corruption- h2
+  * leo:      h1 -100 Mbit/s- gw -20 Mbit/s- r2 -RTT of each 15 s epoch
+              drawn from 25-60 ms, corruption, a 50-100 ms loss burst at
+              each change- h2 (LeoTopo.dynamics() runs the epochs)
   * hybrid:   h1 -100 Mbit/s 3 ms- r1 -5 Mbit/s 40 ms, 30-packet buffer,
               ECN marking at K- r2 -10 Mbit/s 3 ms, 2-state Markov loss- h2
   * dumbbell: h1 -100 Mbit/s- r1 -10 Mbit/s bottleneck (RED+ECN or pfifo)-
@@ -51,7 +54,10 @@ geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
 """
 import json
 import os
+import random
 import subprocess
+import threading
+import time
 
 from mininet.link import TCLink
 from mininet.node import Node
@@ -525,6 +531,106 @@ class GeoTaildropTopo(GeoTopo):
         return super().chain_links(loss=loss, rate=rate, rtt_ms=rtt_ms, gw="fifo", bdp=bdp)
 
 
+class LeoTopo(ChainTopo):
+    """A LEO constellation path, Starlink-like: 20 Mbit/s (the most the
+    TCG bed forwards for one flow with room to spare), random corruption of
+    @loss percent, and every @epoch_s seconds (15, Starlink's reallocation
+    interval) a new satellite: the propagation RTT of the epoch is drawn
+    from 25-60 ms and the change comes with a loss burst of 50-100 ms (the
+    handover), both from random.Random(seed), seed the repetition, so that
+    each repetition runs the same schedule for every congestion control.
+
+    @gw, the gateway at the 20 Mbit/s bottleneck: 'fq_codel' (ECN, target
+    5 ms, interval 100 ms, its default, which covers the longest RTT) or
+    'fifo' (tail drop, @bdp BDPs at the longest RTT). The delay and the
+    corruption sit on the link after it, as on the GEO paths; the RTT is
+    the ACK path's netem delay, changed in place (`tc qdisc change`), so
+    ACKs already in flight keep theirs. The burst is the corrupting
+    netem's `loss 100%`; its drops count as the path's losses in the
+    realized PER (its queue, 10000 packets, never fills at this rate)."""
+
+    RTT_RANGE_MS = (25.0, 60.0)
+    BURST_RANGE_MS = (50.0, 100.0)
+    extra_opts = ("epoch_s",)
+
+    def chain_links(self, loss=0.5, rate="20mbit", gw="fq_codel", bdp=1.0, **_):
+        impair = f"corrupt {float(loss):g}%"
+        bdp_pkts = rate_bps(rate) * self.RTT_RANGE_MS[1] / 1e3 / 8 / (self.mtu + 14)
+        if gw == "fq_codel":
+            q, limit = ("fq_codel", 100, "ecn"), max(100, round(4 * bdp_pkts))
+        elif gw == "fifo":
+            q, limit = None, max(4, round(float(bdp) * bdp_pkts))
+        else:
+            raise ValueError(f"leo: unknown gateway {gw!r} (fq_codel, fifo)")
+        mid = sum(self.RTT_RANGE_MS) / 2
+        return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
+                link("1000mbit", mid / 2, impair=impair, limit=10000)]
+
+    def epoch_s(self, p=1):
+        return float(self.path_opts[p - 1].get("epoch_s", 15))
+
+    def epochs(self, seconds, seed, p=1):
+        """The schedule of a flow of @seconds on path @p: [(t s, RTT ms,
+        burst ms)], one entry per epoch, the first at 0 without a burst."""
+        rng = random.Random(int(seed))
+        out, t, e = [], 0.0, self.epoch_s(p)
+        while t <= seconds:
+            rtt = round(rng.uniform(*self.RTT_RANGE_MS), 1)
+            burst = round(rng.uniform(*self.BURST_RANGE_MS))
+            out.append((t, rtt, burst if t else 0))
+            t += e
+        return out
+
+    def per(self, p=1):
+        """Nominal: the corruption and, on average, 75 ms of each epoch."""
+        burst = sum(self.BURST_RANGE_MS) / 2 / 1e3 / self.epoch_s(p)
+        return 1 - (1 - float(self.path_opts[p - 1].get("loss", 0.5)) / 100) * (1 - burst)
+
+    def lossy_hop(self, net, p):
+        # 'loss': every frame the netem drops is the path's (burst), none
+        # is its queue's
+        hop = super().lossy_hop(net, p)
+        return hop and (hop[0], hop[1], "loss")
+
+    def dynamics(self, net, p, seconds, seed):
+        """Run path @p's epochs in a thread from now; returns stop(), which
+        ends it and raises what a tc change raised (a path that did not
+        follow its schedule must not be measured)."""
+        chain, nodes = self.chains[p - 1], self.nodes_of(net, p)
+        j = next(j for j, l in enumerate(chain) if l["impair"])
+        a, b = nodes[j], nodes[j + 1]
+        ia, ib = self.intf(a, b), self.intf(b, a)
+        leaf = f"tc qdisc change dev {ia} parent 1:1 handle 10: netem"
+        words, limit = chain[j]["impair"], chain[j]["limit"]
+        halt, failed = threading.Event(), []
+
+        def run():
+            t0 = time.time()
+            try:
+                for t, rtt, burst in self.epochs(seconds, seed, p):
+                    if halt.wait(max(0.0, t0 + t - time.time())):
+                        return
+                    if burst:
+                        self._cmd(a, f"{leaf} loss 100% limit {limit}")
+                        halt.wait(burst / 1e3)
+                    self._cmd(b, f"tc qdisc change dev {ib} root netem delay {rtt:g}ms "
+                                 "limit 100000")
+                    if burst:
+                        self._cmd(a, f"{leaf} {words} limit {limit}")
+            except Exception as e:      # noqa: BLE001 - raised again by stop()
+                failed.append(e)
+
+        th = threading.Thread(target=run, daemon=True)
+        th.start()
+
+        def stop():
+            halt.set()
+            th.join(timeout=30)
+            if failed:
+                raise failed[0]
+        return stop
+
+
 class HybridTopo(ChainTopo):
     """Wired access, ECN-marking bottleneck, wireless last hop: 100 Mbit/s
     3 ms; 5 Mbit/s 40 ms with a 30-packet buffer marking CE above @mark
@@ -695,5 +801,6 @@ class RedTopo(ChainTopo):
 
 
 topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "geo-aqm": GeoAqmTopo,
-         "geo-taildrop": GeoTaildropTopo, "hybrid": HybridTopo, "cpecn": CpecnTopo,
-         "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo, "fifo-share": FifoTopo}
+         "geo-taildrop": GeoTaildropTopo, "leo": LeoTopo, "hybrid": HybridTopo,
+         "cpecn": CpecnTopo, "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo,
+         "fifo-share": FifoTopo}

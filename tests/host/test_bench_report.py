@@ -142,6 +142,34 @@ def test_geo_gateways_put_their_queue_before_the_lossy_delay():
     assert bench.topo_opts("geo-taildrop") == {"bdp", "hostbuf_mb", "rate", "rtt_ms"}
 
 
+def test_leo_path_and_its_epochs():
+    """leo: the gateway's queue at 20 Mbit/s (BDP at the longest RTT, 60 ms:
+    20e6 x 0.06 / 8 / 1514 = 99.1 packets), the delay link after it at the
+    range's middle (42.5 ms RTT); the epochs: one per epoch_s, RTT within
+    25-60 ms and bursts of 50-100 ms but none at 0, the same schedule for
+    the same seed (repetition) and another for another; the nominal PER
+    adds the bursts' 75 ms per epoch."""
+    import topos
+    t = topos.LeoTopo.__new__(topos.LeoTopo)
+    t.mtu = topos.MTU
+    fq = t.chain_links(loss=1)
+    assert fq[1]["queue"] == ("fq_codel", 100, "ecn") and fq[1]["limit"] == 396
+    assert fq[2]["delay_ms"] == 21.25 and fq[2]["impair"] == "corrupt 1%"
+    fifo = t.chain_links(loss=1, gw="fifo", bdp=1)
+    assert fifo[1]["queue"] is None and fifo[1]["limit"] == 99
+    with pytest.raises(ValueError, match="unknown gateway 'red'"):
+        t.chain_links(loss=1, gw="red")
+    t.path_opts = [{"loss": 1.0}, {"loss": 1.0, "epoch_s": 2}]
+    ep = t.epochs(60, seed=1)
+    assert [e[0] for e in ep] == [0, 15, 30, 45, 60]
+    assert ep[0][2] == 0 and all(50 <= b <= 100 for _, _, b in ep[1:])
+    assert all(25 <= r <= 60 for _, r, _ in ep)
+    assert ep == t.epochs(60, seed=1) and ep != t.epochs(60, seed=2)
+    assert [e[0] for e in t.epochs(4, seed=1, p=2)] == [0, 2, 4]
+    assert t.per() == pytest.approx(1 - 0.99 * (1 - 0.075 / 15))
+    assert bench.topo_opts("leo") == {"bdp", "epoch_s", "gw", "rate"}
+
+
 # ---- statistics by hand ------------------------------------------------------
 
 def rec(scen, value, cc, rep, goodput, flow=0, flow_cc=None, opts=None, ceil=1e6,
