@@ -117,6 +117,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inet_diag.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/proc_fs.h>
@@ -921,6 +922,37 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
 	ca->tlp_ack = 0;
 }
 
+/*
+ * ss -ti: the delay signal's RTTs in tcp_vegas's layout (INET_DIAG_VEGASINFO;
+ * ss prints none of it, and computes its "send" rate from tcpv_rtt, so,
+ * as for vegas, cwnd over the min RTT): tcpv_rtt the windowed min RTT,
+ * tcpv_minrtt the last complete round's least RTT (the queue is their
+ * difference), tcpv_rttcnt the RTT samples of the round under way; an RTT
+ * not yet sampled reads 0x7fffffff, as vegas's. The verdicts are in the
+ * per-netns counters. Read without the socket lock (inet_diag), hence the
+ * READ_ONCE()s.
+ */
+static size_t spec_get_info(struct sock *sk, u32 ext, int *attr,
+			    union tcp_cc_info *info)
+{
+	const struct spec_ca *ca = inet_csk_ca(sk);
+	u32 min_rtt = READ_ONCE(ca->qd.min_rtt_us);
+	u32 rtt = READ_ONCE(ca->qd.rtt_us);
+
+	if (!(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+		return 0;
+	if (rtt == QD_NONE)
+		rtt = READ_ONCE(ca->qd.rnd_rtt_us);
+	info->vegas = (struct tcpvegas_info){
+		.tcpv_enabled = 1,
+		.tcpv_rttcnt = READ_ONCE(ca->qd.rnd_samples),
+		.tcpv_rtt = min(min_rtt, 0x7fffffffU),
+		.tcpv_minrtt = min(rtt, 0x7fffffffU),
+	};
+	*attr = INET_DIAG_VEGASINFO;
+	return sizeof(info->vegas);
+}
+
 static struct tcp_congestion_ops tcp_spec __read_mostly = {
 	.init		= spec_init,
 	.ssthresh	= spec_ssthresh,
@@ -930,6 +962,7 @@ static struct tcp_congestion_ops tcp_spec __read_mostly = {
 	.pkts_acked	= spec_pkts_acked,
 	.cwnd_event	= spec_cwnd_event,
 	.undo_cwnd	= spec_undo_cwnd,
+	.get_info	= spec_get_info,
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.owner		= THIS_MODULE,
 	.name		= "spec",

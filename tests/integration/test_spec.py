@@ -174,12 +174,18 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     try:
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
-        got = {}
+        got, ss = {}, []
+
+        def sample(c):                  # ss -ti while the queue stands
+            time.sleep(2.5)
+            for _ in range(8):
+                ss.append(lab.sh("ss -tin dst " + c.ip("rcv"), ns=c.ns("snd")))
+                time.sleep(0.4)
         for on in (1, 0):
             lab.iperf3_server(c.ns("rcv"))     # -1: one test each
             lab.set_param("tcp_spec", "hystart", on)
             before = counters(c)
-            evs, _ = run_flow(c, "spec", seconds=6)
+            evs, _ = run_flow(c, "spec", seconds=6, during=sample if on else None)
             after = counters(c)
             n = {k: after[k] - before.get(k, 0) for k in after}
             first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
@@ -198,6 +204,32 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
         assert first is None, f"hystart=0: ssthresh {first['ssthresh']} with no loss"
     finally:
         c.destroy()
+    assert_ss_send_uses_min_rtt(ss, figure)
+
+
+SS_TCP = re.compile(r"\bspec\b.*?\brtt:([\d.]+)/.*?\bmss:(\d+).*?\bcwnd:(\d+).*?"
+                    r"\bsend ([\d.]+)([KMG]?)bps.*?\bminrtt:([\d.]+)", re.S)
+
+
+def assert_ss_send_uses_min_rtt(outs, figure):
+    """spec's get_info is tcp_vegas's layout with the delay signal's min
+    RTT as tcpv_rtt: ss computes "send" as cwnd x mss x 8 / tcpv_rtt, so
+    with a standing queue (srtt well above minrtt) it shows the rate the
+    window gives without the queue, not the srtt's (without get_info it
+    would be cwnd x mss x 8 / srtt)."""
+    seen = []
+    for out in outs:
+        for m in SS_TCP.finditer(out):
+            srtt, mss, cwnd, send, unit, minrtt = m.groups()
+            send = float(send) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[unit]
+            bits = int(cwnd) * int(mss) * 8
+            if float(srtt) >= 1.3 * float(minrtt):
+                seen.append((round(send), round(bits * 1e3 / float(minrtt)),
+                             round(bits * 1e3 / float(srtt))))
+    figure("ss send, cwnd x mss x 8 over minrtt, over srtt (bit/s)", seen[:3])
+    assert seen, "no ss -ti sample of spec with a standing queue:\n" + "\n".join(outs[-2:])
+    for send, by_min, by_srtt in seen:
+        assert abs(send - by_min) <= 0.05 * by_min, (send, by_min, by_srtt)
 
 
 # A sender that writes 5 segments once a second, one write each
@@ -286,14 +318,12 @@ def test_b_ce_marks_reduce_by_beta_ecn_once_per_rtt(spec, figure):
         c.destroy()
 
 
-def test_b_reduction_regained_within_cubic_k(spec, figure):
-    """A long path (600 ms), a window of a few hundred packets: after a CE
-    mark in congestion avoidance, cwnd is back at its pre-mark value within
-    CUBIC's K = cbrt(0.2 W / 0.4) seconds plus 3 RTTs (about 7 s for 300
-    packets), where Reno's +1 per RTT would take 0.2 W RTTs (36 s). The
-    first mark ends slow start; the second is the one measured. The
-    receive buffer bounds the window (about 400 packets) and the data path
-    is unshaped, so the marks are the only congestion signal."""
+def regain_after_marks(figure, marks, seconds):
+    """A long path (600 ms, unshaped, the receive buffer bounding the window
+    at about 400 packets, so the marks are the only congestion signal): CE
+    on the data packets numbered @marks; the last mark's reduction is
+    measured. Returns (pre-mark cwnd, lowest after, K s, seconds to regain
+    or None), K = cbrt(0.2 pre / 0.4), CUBIC's time back to W_max."""
     rtt = 0.6
     c = lab.Chain(["snd", "rtr", "rcv"])
     c.build()
@@ -302,30 +332,39 @@ def test_b_reduction_regained_within_cubic_k(spec, figure):
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 1200000")
         lab.iperf3_server(c.ns("rcv"))
-        lab.inject(c, "rtr", ce=[300, 4000])
-        evs, _ = run_flow(c, "spec", seconds=22)
-        assert lab.nft_counters(c, "rtr") == [2], "the marks did not happen"
+        lab.inject(c, "rtr", ce=marks)
+        evs, _ = run_flow(c, "spec", seconds=seconds)
+        assert lab.nft_counters(c, "rtr") == [len(marks)], "the marks did not happen"
         red = [i for i in range(1, len(evs)) if evs[i]["ssthresh"] < INFINITE_SSTHRESH
                and evs[i]["ssthresh"] != evs[i - 1]["ssthresh"]]
-        assert len(red) >= 2, f"{len(red)} reductions seen"
-        i = red[1]
+        assert len(red) >= len(marks), f"{len(red)} reductions seen for {len(marks)} marks"
+        i = red[len(marks) - 1]
         t0 = evs[i]["t"]
         pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - rtt)
         k = (0.2 * pre / 0.4) ** (1 / 3)
         low = min(e["cwnd"] for e in evs[i:] if e["t"] <= t0 + 2 * rtt)
         j = next(j for j in range(i, len(evs)) if evs[j]["cwnd"] == low)
         back = next((e for e in evs[j:] if e["cwnd"] >= pre), None)
-        figure("pre-mark cwnd, lowest after, K s, s to regain",
-               (pre, low, round(k, 1), round(back["t"] - t0, 1) if back else None))
+        got = (pre, low, round(k, 1), round(back["t"] - t0, 1) if back else None)
+        figure("pre-mark cwnd, lowest after, K s, s to regain", got)
         assert low <= 0.85 * pre, f"cwnd {pre} -> {low}: the mark did not reduce"
         assert back, (f"cwnd never regained {pre}: last "
                       f"{evs[-1]['cwnd']} at {evs[-1]['t'] - t0:.1f} s")
         assert back["t"] - t0 <= k + 3 * rtt, \
             f"cwnd {pre} regained after {back['t'] - t0:.1f} s (K {k:.1f} s)"
         n = counters(c)
-        assert n["ece_reductions"] == 2 and n["loss_events"] == 0, n
+        assert n["ece_reductions"] == len(marks) and n["loss_events"] == 0, n
+        return got
     finally:
         c.destroy()
+
+
+def test_b_reduction_regained_within_cubic_k(spec, figure):
+    """After a CE mark in congestion avoidance, cwnd is back at its
+    pre-mark value within CUBIC's K seconds plus 3 RTTs (about 7 s for 300
+    packets), where Reno's +1 per RTT would take 0.2 W RTTs (36 s). The
+    first mark ends slow start; the second is the one measured."""
+    regain_after_marks(figure, [300, 4000], seconds=22)
 
 
 def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
