@@ -16,6 +16,10 @@
  *           stack's tcp_cong_avoid_ai(), the growth cap of a path that has
  *           not marked, the pacing rate of spec.h);
  * spec-ecn: the same once an ECN-Echo has been seen (no growth cap);
+ * cubic:    the kernel's default, for reference: a replica of tcp_cubic.c's
+ *           pkts_acked() (the min RTT) and cong_avoid() (bictcp_update(),
+ *           which keeps cnt for 1/32 s while cwnd is unchanged) with the
+ *           stack's pacing rate;
  * reno:     what the stack does for Reno in the same place: tcp_reno_
  *           cong_avoid() (tcp_is_cwnd_limited(), tcp_cong_avoid_ai()) and
  *           tcp_update_pacing_rate(), replicas of net/ipv4/tcp_cong.c and
@@ -41,6 +45,17 @@
 #define BASE_RTT_US	600000
 #define PACING_CA_RATIO	120		/* net.ipv4.tcp_pacing_ca_ratio */
 
+/* net/ipv4/tcp_cubic.c's state (Debian's kernels run at HZ 250) */
+#define HZ		250
+#define BICTCP_HZ	10
+#define CUBE_RTT_SCALE	(41 * 10)			/* bic_scale * 10 */
+#define BETA_SCALE	(8 * (1024 + 717) / 3 / (1024 - 717))
+
+struct bictcp {
+	u32 cnt, last_max_cwnd, last_cwnd, last_time, bic_origin_point;
+	u32 bic_K, delay_min, epoch_start, ack_cnt, tcp_cwnd;
+};
+
 /* The part of struct tcp_sock and of the CC's private area that is read
  * or written per ACK.
  */
@@ -52,6 +67,7 @@ struct conn {
 	u16 css_base;
 	struct qd_state qd;
 	struct cubic_state cubic;
+	struct bictcp bic;
 };
 
 static const struct qd_params qd_defaults = QD_PARAMS_DEFAULT;
@@ -102,6 +118,79 @@ __attribute__((noinline)) void bench_reno(struct conn *c, u32 acked)
 	if (!c->cwnd_limited)
 		return;
 	tcp_cong_avoid_ai(c, c->cwnd, acked);
+	tcp_update_pacing_rate(c);
+}
+
+/* tcp_cubic.c's bictcp_update(); K from cubic.h's root (once an epoch) */
+static void bictcp_update(struct bictcp *ca, u32 cwnd, u32 acked, u32 jiffies)
+{
+	u32 delta, bic_target, max_cnt;
+	u64 offs, t;
+
+	ca->ack_cnt += acked;
+	if (ca->last_cwnd == cwnd && (s32)(jiffies - ca->last_time) <= HZ / 32)
+		return;
+	if (ca->epoch_start && jiffies == ca->last_time)
+		goto tcp_friendliness;
+	ca->last_cwnd = cwnd;
+	ca->last_time = jiffies;
+	if (ca->epoch_start == 0) {
+		ca->epoch_start = jiffies;
+		ca->ack_cnt = acked;
+		ca->tcp_cwnd = cwnd;
+		if (ca->last_max_cwnd <= cwnd) {
+			ca->bic_K = 0;
+			ca->bic_origin_point = cwnd;
+		} else {
+			ca->bic_K = cubic_cbrt(((1ULL << (10 + 3 * BICTCP_HZ)) /
+						CUBE_RTT_SCALE) *
+					       (ca->last_max_cwnd - cwnd));
+			ca->bic_origin_point = ca->last_max_cwnd;
+		}
+	}
+	t = (s32)(jiffies - ca->epoch_start);
+	t += (ca->delay_min + 1000000 / HZ - 1) / (1000000 / HZ);
+	t <<= BICTCP_HZ;
+	t /= HZ;
+	offs = t < ca->bic_K ? ca->bic_K - t : t - ca->bic_K;
+	delta = (CUBE_RTT_SCALE * offs * offs * offs) >> (10 + 3 * BICTCP_HZ);
+	bic_target = t < ca->bic_K ? ca->bic_origin_point - delta :
+		     ca->bic_origin_point + delta;
+	ca->cnt = bic_target > cwnd ? cwnd / (bic_target - cwnd) : 100 * cwnd;
+	if (ca->last_max_cwnd == 0 && ca->cnt > 20)
+		ca->cnt = 20;
+tcp_friendliness:
+	delta = (cwnd * BETA_SCALE) >> 3;
+	while (ca->ack_cnt > delta) {
+		ca->ack_cnt -= delta;
+		ca->tcp_cwnd++;
+	}
+	if (ca->tcp_cwnd > cwnd) {
+		max_cnt = cwnd / (ca->tcp_cwnd - cwnd);
+		if (ca->cnt > max_cnt)
+			ca->cnt = max_cnt;
+	}
+	ca->cnt = max_t(u32, ca->cnt, 2);
+}
+
+/* tcp_cubic.c's cubictcp_acked() (past slow start: no HyStart) and
+ * cubictcp_cong_avoid() in congestion avoidance, and the stack's pacing
+ */
+__attribute__((noinline)) void bench_cubic(struct conn *c, u32 acked, u32 rtt_us)
+{
+	struct bictcp *ca = &c->bic;
+	u32 jiffies = c->now_us / (1000000 / HZ);
+
+	if (!(ca->epoch_start && (s32)(jiffies - ca->epoch_start) < HZ)) {
+		u32 delay = rtt_us ? rtt_us : 1;
+
+		if (ca->delay_min == 0 || ca->delay_min > delay)
+			ca->delay_min = delay;
+	}
+	if (!c->cwnd_limited)
+		return;
+	bictcp_update(ca, c->cwnd, acked, jiffies);
+	tcp_cong_avoid_ai(c, ca->cnt, acked);
 	tcp_update_pacing_rate(c);
 }
 
@@ -164,9 +253,10 @@ int main(int argc, char **argv)
 
 	count = argc == 3 ? atol(argv[2]) : 0;
 	mode = argc == 3 ? (!strcmp(argv[1], "reno") ? 0 : !strcmp(argv[1], "spec") ? 1 :
-			    !strcmp(argv[1], "spec-ecn") ? 2 : -1) : -1;
+			    !strcmp(argv[1], "spec-ecn") ? 2 :
+			    !strcmp(argv[1], "cubic") ? 3 : -1) : -1;
 	if (count <= 0 || mode < 0) {
-		fprintf(stderr, "usage: spec_cost spec|spec-ecn|reno COUNT\n");
+		fprintf(stderr, "usage: spec_cost spec|spec-ecn|reno|cubic COUNT\n");
 		return 2;
 	}
 	qd_param_words[0] = qd_defaults.enable;
@@ -178,12 +268,15 @@ int main(int argc, char **argv)
 	qd_init(&c.qd);
 	cubic_init(&c.cubic);
 	c.cubic.last_max = 1000;	/* an epoch after a reduction from 1000 */
+	c.bic.last_max_cwnd = 1000;
 	c.ece_seen = mode == 2;
 	for (i = 0; i < count; i++) {
 		c.now_us += ACK_US;
 		c.delivered++;
 		if (mode == 0)
 			bench_reno(&c, 1);
+		else if (mode == 3)
+			bench_cubic(&c, 1, BASE_RTT_US + jitter_us());
 		else
 			bench_spec(&c, 1, BASE_RTT_US + jitter_us(), c.cwnd,
 				   BASE_RTT_US + jitter_us());

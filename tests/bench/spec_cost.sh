@@ -6,6 +6,7 @@
 # Prints
 #
 #   spec_cost: reno N instr/ack; spec M (no mark seen yet), K (after a mark)
+#   spec_cost: for reference, the kernel's cubic C instr/ack (X x reno)
 #   spec_cost: spec / reno = R: target <= 1.5: met by D | missed by D
 #
 # Exit status 0 whatever the figure (a benchmark, not a test). Needs
@@ -18,11 +19,14 @@ TARGET=1.5
 . "$(dirname "$0")/callgrind.sh"
 
 reno=$(count reno bench_reno)
+cubic=$(count cubic bench_cubic)
 spec=$(count spec bench_spec)
 ecn=$(count spec-ecn bench_spec)
-awk -v r="$reno" -v s="$spec" -v e="$ecn" -v n="$COUNT" -v t="$TARGET" 'BEGIN {
+awk -v r="$reno" -v c="$cubic" -v s="$spec" -v e="$ecn" -v n="$COUNT" -v t="$TARGET" 'BEGIN {
 	printf "spec_cost: reno %.0f instr/ack; spec %.0f (no mark seen yet), %.0f (after a mark)\n",
 	       r / n, s / n, e / n
+	printf "spec_cost: for reference, the kernel'"'"'s cubic %.0f instr/ack (%.2f x reno)\n",
+	       c / n, c / r
 	x = ((s > e) ? s : e) / r
 	d = t - x
 	v = (d >= 0) ? "met" : "missed"
