@@ -270,9 +270,14 @@ struct spec_ca {
 	u32 spec_us;		/* when the last loss was guessed corruption */
 	u32 spec_cwnd;		/* cwnd before that loss (packets) */
 	u32 ss_before;		/* ssthresh before a corruption episode */
-	u32 prr_prior;		/* PRR of a congestion reduction: cwnd at its */
-	u32 prr_delivered;	/* start, segments delivered since, and the */
-	u32 prr_out0;		/* stack's prr_out then */
+	union {
+		struct {	/* while reducing: */
+			u32 prr_prior;	/* PRR of a congestion reduction: */
+			u32 prr_delivered; /* cwnd at its start, segments */
+			u32 prr_out0;	/* delivered since, the stack's */
+		};			/* prr_out then */
+		struct cubic_cnt_cache cnt_cache; /* else, if cnt_kept */
+	};
 	u32 prior_una;		/* snd_una after the previous ACK */
 	u16 verdict:3,		/* enum spec_verdict: ssthresh() -> set_state() */
 	    ece_seen:1,		/* last_ece_us is valid */
@@ -289,7 +294,8 @@ struct spec_ca {
 				 * queue drains): set_state() counts it
 				 */
 	    css_rounds:3,	/* HyStart++: CSS rounds completed */
-	    unused:3;
+	    cnt_kept:1,		/* cnt_cache holds CUBIC's last cnt */
+	    unused:2;
 	u16 css_base;		/* HyStart++: CSS baseline (hystart.h's
 				 * hss_base()), 0: not in CSS
 				 */
@@ -440,6 +446,7 @@ static void spec_prr_start(struct sock *sk)
 	struct spec_ca *ca = inet_csk_ca(sk);
 
 	ca->reducing = 1;
+	ca->cnt_kept = 0;	/* PRR takes the storage */
 	ca->prr_prior = max(tcp_snd_cwnd(tp), 1U);
 	ca->prr_delivered = 0;
 	ca->prr_out0 = tp->prr_out;
@@ -676,10 +683,12 @@ static void spec_cubic_ai(struct sock *sk, u32 acked)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 rtt_us = ca->qd.min_rtt_us != QD_NONE ? ca->qd.min_rtt_us :
 		     spec_srtt_us(tp);
-	u32 cnt = cubic_cnt(&ca->cubic, tcp_snd_cwnd(tp), acked,
-			    jiffies_to_msecs(tcp_jiffies32),
-			    rtt_us / USEC_PER_MSEC);
+	u32 cnt = cubic_cnt_cached(&ca->cubic, &ca->cnt_cache, ca->cnt_kept,
+				   tcp_snd_cwnd(tp), acked,
+				   jiffies_to_msecs(tcp_jiffies32),
+				   rtt_us / USEC_PER_MSEC);
 
+	ca->cnt_kept = 1;
 	tcp_cong_avoid_ai(tp, cnt, acked);
 }
 

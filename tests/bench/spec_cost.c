@@ -67,6 +67,8 @@ struct conn {
 	u16 css_base;
 	struct qd_state qd;
 	struct cubic_state cubic;
+	struct cubic_cnt_cache cnt_cache;
+	bool cnt_kept;
 	struct bictcp bic;
 };
 
@@ -226,7 +228,9 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 		return;
 	before = c->cwnd;
 	rtt = c->qd.min_rtt_us != QD_NONE ? c->qd.min_rtt_us : c->srtt_x8 >> 3;
-	cnt = cubic_cnt(&c->cubic, c->cwnd, acked, c->now_us / 1000, rtt / 1000);
+	cnt = cubic_cnt_cached(&c->cubic, &c->cnt_cache, c->cnt_kept, c->cwnd,
+			       acked, c->now_us / 1000, rtt / 1000);
+	c->cnt_kept = true;
 	tcp_cong_avoid_ai(c, cnt, acked);
 	/* spec_cap_growth() */
 	if (!c->ece_seen && c->cwnd > before) {

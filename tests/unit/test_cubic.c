@@ -93,6 +93,45 @@ static void test_curve(void)
 	CHECK(cnt == CUBIC_CNT_FIRST, "first epoch cnt %u", cnt);
 }
 
+/* cnt kept while the window is unchanged, for at most 31 ms (1/32 s) */
+static void test_cnt_kept(void)
+{
+	struct cubic_state s;
+	struct cubic_cnt_cache c = { 0 };
+	u32 cnt;
+
+	cubic_init(&s);
+	cubic_congestion(&s, 1000, 0);
+	/* the curve's first ACK: cnt 12 (test_curve), computed and kept */
+	cnt = cubic_cnt_cached(&s, &c, false, 700, 1, 5000, 600);
+	CHECK(cnt == 12 && c.cnt == 12 && c.cwnd == 700 && c.stamp_ms == 5000,
+	      "computed: cnt %u kept %u for %u at %u", cnt, c.cnt, c.cwnd,
+	      c.stamp_ms);
+	/* on the plateau the curve says 2; 31 ms later the kept 12 stands,
+	 * and the ACK's segment still counts towards W_est
+	 */
+	s.epoch_ms -= 8485;
+	cnt = cubic_cnt_cached(&s, &c, true, 700, 3, 5031, 600);
+	CHECK(cnt == 12 && s.w_est_acks == 4, "kept: cnt %u W_est acks %u",
+	      cnt, s.w_est_acks);
+	/* 32 ms: computed again */
+	cnt = cubic_cnt_cached(&s, &c, true, 700, 1, 5032, 600);
+	CHECK(cnt == 2 && c.stamp_ms == 5032, "after 1/32 s: cnt %u", cnt);
+	/* another window, or a cache not valid: computed */
+	c.cnt = 99;
+	cnt = cubic_cnt_cached(&s, &c, true, 701, 1, 5033, 600);
+	CHECK(cnt == 2 && c.cwnd == 701, "new window: cnt %u", cnt);
+	c.cnt = 99;
+	cnt = cubic_cnt_cached(&s, &c, false, 701, 1, 5033, 600);
+	CHECK(cnt == 2, "not valid: cnt %u", cnt);
+	/* a reduction ends the epoch: the next ACK starts one, not kept */
+	c.cnt = 99;
+	cubic_congestion(&s, 701, 0);
+	cnt = cubic_cnt_cached(&s, &c, true, 701, 1, 5034, 600);
+	CHECK(cnt != 99 && s.epoch_ms == 5034, "new epoch: cnt %u epoch %u", cnt,
+	      s.epoch_ms);
+}
+
 /* Reno-friendly region: where the curve is flat, the window grows as Reno
  * (alpha 1 once W_est is at W_max: one segment per cwnd delivered).
  */
@@ -198,6 +237,7 @@ int main(void)
 	RUN(test_reduce);
 	RUN(test_congestion);
 	RUN(test_curve);
+	RUN(test_cnt_kept);
 	RUN(test_reno_friendly);
 	RUN(test_idle);
 	RUN(test_bounded_recovery);

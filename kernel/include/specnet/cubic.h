@@ -39,9 +39,9 @@
  *
  * Taken from the kernel's tcp_cubic.c: cnt's floor of 2, its 100 x cwnd
  * when the target is below the window, and 20 before any reduction; the
- * target W(t + RTT). Left out: HyStart (spec's slow start is ended by
- * congestion only), and the per-jiffy shortcut that skips the
- * recomputation (the cube costs a few multiplications).
+ * target W(t + RTT); the shortcut that keeps cnt while the window is
+ * unchanged, for at most 1/32 s (cubic_cnt_cached()). Left out: HyStart
+ * (spec's first slow start uses HyStart++, hystart.h).
  */
 #ifndef _SPECNET_CUBIC_H
 #define _SPECNET_CUBIC_H
@@ -55,6 +55,7 @@
 #define CUBIC_OFFS_MAX_MS	1048576	/* |t - K| bound (2^20 ms, 17.5 min) */
 #define CUBIC_CNT_FIRST		20	/* cnt bound before any reduction */
 #define CUBIC_MIN_CWND		2
+#define CUBIC_CNT_KEEP_MS	31	/* cnt kept at most 1/32 s */
 
 struct cubic_state {
 	u32 last_max;	/* W_max: the window before the last reduction */
@@ -63,6 +64,13 @@ struct cubic_state {
 	u32 epoch_ms;	/* the epoch's start (the first ACK in CA) */
 	u32 w_est;	/* Reno-friendly window estimate, segments */
 	u32 w_est_acks;	/* segments delivered towards W_est's next + 1 */
+};
+
+/* cnt as cubic_cnt() last returned it, for cubic_cnt_cached() */
+struct cubic_cnt_cache {
+	u32 cnt;
+	u32 cwnd;	/* the window it was computed for */
+	u32 stamp_ms;	/* when */
 };
 
 static inline void cubic_init(struct cubic_state *s)
@@ -196,6 +204,30 @@ static inline u32 cubic_cnt(struct cubic_state *s, u32 cwnd, u32 acked,
 	if (s->w_est > cwnd)
 		cnt = min_t(u32, cnt, cwnd / (s->w_est - cwnd));
 	return max_t(u32, cnt, 2);
+}
+
+/*
+ * cubic_cnt() at most once per CUBIC_CNT_KEEP_MS while the window does not
+ * change, as tcp_cubic does (per ACK the target moves by a fraction of a
+ * packet; the cube and the divisions are the costly part of an ACK). @c
+ * holds the last result; @valid says whether it does (the caller may keep
+ * it in storage it shares). The segments delivered meanwhile still count
+ * towards the Reno-friendly estimate, at the next computation. An epoch
+ * ended by cubic_congestion() is never served from @c.
+ */
+static inline u32 cubic_cnt_cached(struct cubic_state *s,
+				   struct cubic_cnt_cache *c, bool valid,
+				   u32 cwnd, u32 acked, u32 now_ms, u32 rtt_ms)
+{
+	if (valid && s->origin && c->cwnd == cwnd &&
+	    now_ms - c->stamp_ms <= CUBIC_CNT_KEEP_MS) {
+		s->w_est_acks += acked;
+		return c->cnt;
+	}
+	c->cnt = cubic_cnt(s, cwnd, acked, now_ms, rtt_ms);
+	c->cwnd = cwnd;
+	c->stamp_ms = now_ms;
+	return c->cnt;
 }
 
 #endif /* _SPECNET_CUBIC_H */
