@@ -50,10 +50,8 @@
 /* RttThresh: the rise of the round least RTT that ends slow start. */
 static inline u32 hss_thresh_us(u32 last_us)
 {
-	u32 t = last_us / HSS_MIN_RTT_DIVISOR;
-
-	return t < HSS_MIN_RTT_THRESH_US ? HSS_MIN_RTT_THRESH_US :
-	       t > HSS_MAX_RTT_THRESH_US ? HSS_MAX_RTT_THRESH_US : t;
+	return clamp_t(u32, last_us / HSS_MIN_RTT_DIVISOR,
+		       HSS_MIN_RTT_THRESH_US, HSS_MAX_RTT_THRESH_US);
 }
 
 /*

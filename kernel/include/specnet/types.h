@@ -4,7 +4,7 @@
  * kernel module and into a host unit test.
  *
  * The algorithm headers under kernel/include/specnet/ use only u8/u16/u32/
- * u64/s32/s64, bool, the -E* error codes, min_t()/max_t() and
+ * u64/s32/s64, bool, the -E* error codes, min_t()/max_t()/clamp_t() and
  * div_u64()/div_u64_rem()/div64_u64(); in the kernel they come from
  * <linux/...>, on the host from libc and below.
  * (checkpatch's PREFER_KERNEL_TYPES on the host typedefs is expected:
@@ -35,6 +35,7 @@ typedef int64_t s64;
 #define BIT_ULL(nr) (1ULL << (nr))
 #define min_t(type, a, b) ({ type __a = (a); type __b = (b); __a < __b ? __a : __b; })
 #define max_t(type, a, b) ({ type __a = (a); type __b = (b); __a > __b ? __a : __b; })
+#define clamp_t(type, v, lo, hi) min_t(type, max_t(type, v, lo), hi)
 
 /* <linux/math64.h>: 64-bit divisions (plain ones on the host) */
 static inline u64 div_u64(u64 a, u32 b)
