@@ -50,7 +50,6 @@
 static volatile sig_atomic_t got_term, got_hup;
 static struct specd_conf conf;
 static struct specd_state st;		/* st.d[]: the managed destinations */
-static int journal;
 
 /* a congctl the kernel refused: tried to load once, until retry_at */
 static struct {
@@ -59,19 +58,6 @@ static struct {
 	time_t retry_at;
 	char why[96];
 } cc_state[2];
-
-void specd_log(int prio, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (journal)
-		fprintf(stderr, "<%d>", prio);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
 
 static void on_signal(int sig)
 {
@@ -810,7 +796,7 @@ int main(int argc, char **argv)
 		       path, conf.n_manage, conf.speculative_cc, conf.legacy_cc);
 		return 0;
 	}
-	journal = getenv("JOURNAL_STREAM") != NULL;
+	specd_log_init();
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: probes and sleeps wake up */

@@ -232,7 +232,8 @@ int specd_probe_run(const struct specd_conf *c, const struct specd_prober *p,
 /* ask the kernel to load tcp_<cc> (setsockopt autoload): 0 if now known */
 int specd_cc_autoload(const char *cc);
 
-/* ---- log ---- */
+/* ---- log (log.c) ---- */
+void specd_log_init(void);	/* the journal's prefixes if stderr is it */
 __attribute__((format(printf, 2, 3)))
 void specd_log(int prio, const char *fmt, ...);
 
