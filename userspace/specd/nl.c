@@ -121,17 +121,51 @@ static int nl_error(const struct nlmsghdr *nlh, char *err, size_t errlen)
 
 typedef void (*msg_cb)(const struct nlmsghdr *nlh, void *arg);
 
+/* what talk() hands to libmnl's callbacks */
+struct talk_ctx {
+	msg_cb cb;
+	void *arg;
+	char *err;
+	size_t errlen;
+	int rc;		/* the NLMSG_ERROR's, once it came */
+};
+
+static int talk_data(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk_ctx *t = data;
+
+	if (t->cb)
+		t->cb(nlh, t->arg);
+	return MNL_CB_OK;
+}
+
+/* NLMSG_ERROR: the ACK (error 0) or the refusal, with its extack message */
+static int talk_error(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk_ctx *t = data;
+
+	t->rc = nl_error(nlh, t->err, t->errlen);
+	return MNL_CB_STOP;
+}
+
+static mnl_cb_t talk_ctl[NLMSG_MIN_TYPE] = {
+	[NLMSG_ERROR] = talk_error,
+};
+
 /*
  * Send @nlh on @s and read until the ACK or NLMSG_DONE, calling @cb on each
- * data message. 0, or -errno with the reason in @err.
+ * data message (libmnl's mnl_cb_run2(), which also checks the sequence and
+ * port). 0, or -errno with the reason in @err.
  */
 static int talk(struct mnl_socket *s, struct nlmsghdr *nlh, msg_cb cb, void *arg,
 		char *err, size_t errlen)
 {
 	static char buf[1 << 16] __attribute__((aligned(8)));
+	struct talk_ctx t = { cb, arg, err, errlen, 0 };
 	unsigned int portid = mnl_socket_get_portid(s);
 	unsigned int seq = ++seq_next;
 	ssize_t n;
+	int rc;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -145,9 +179,6 @@ static int talk(struct mnl_socket *s, struct nlmsghdr *nlh, msg_cb cb, void *arg
 		return e;
 	}
 	for (;;) {
-		const struct nlmsghdr *m;
-		int len;
-
 		n = mnl_socket_recvfrom(s, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == EINTR)
@@ -156,18 +187,18 @@ static int talk(struct mnl_socket *s, struct nlmsghdr *nlh, msg_cb cb, void *arg
 				snprintf(err, errlen, "netlink receive: %s", strerror(errno));
 			return -errno;
 		}
-		len = (int)n;
-		for (m = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(m, len);
-		     m = mnl_nlmsg_next(m, &len)) {
-			if (m->nlmsg_seq != seq || m->nlmsg_pid != portid)
-				continue;	/* a stale answer */
-			if (m->nlmsg_type == NLMSG_ERROR)
-				return nl_error(m, err, errlen);
-			if (m->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (cb)
-				cb(m, arg);
+		rc = mnl_cb_run2(buf, (size_t)n, seq, portid, talk_data, &t,
+				 talk_ctl, NLMSG_MIN_TYPE);
+		if (rc == MNL_CB_STOP)		/* ACK, error or NLMSG_DONE */
+			return t.rc;
+		if (rc == MNL_CB_ERROR && errno != ESRCH && errno != EPROTO) {
+			if (err)	/* EINTR: a dump the kernel interrupted */
+				snprintf(err, errlen, "netlink: %s", strerror(errno));
+			return -errno;
 		}
+		/* MNL_CB_OK: more to read; ESRCH (port), EPROTO (sequence): a
+		 * stale answer, skipped
+		 */
 	}
 }
 
