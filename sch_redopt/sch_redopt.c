@@ -8,7 +8,11 @@
  *
  *   L      = ceil( sum_i SSth_i - r C / (8 s) )        buffer (packets)
  *   Qmax   = min_th + sum_i ( 1 / (p(Qmax) W_i) + w )  p(Q) on max_th0 = 3 min_th
- *   max_th = ceil(Qmax),  limit = max(L, max_th + 1)
+ *   max_th = ceil(Qmax)
+ *   limit  = max( max(L, ca_peak, transient) + 10 m,  max_th + 1 )
+ *
+ * ca_peak and transient are the congestion-avoidance queue peaks while
+ * RED's average lags the queue (red_model.h, "The peaks").
  *
  * The user gives the path (bandwidth C, RTT r, flows m or "auto", per-flow
  * ssthresh, optionally W and the per-flow loss-event rate lambda), and

@@ -3,7 +3,8 @@ against the binary built from the same model header as sch_redopt.
 
 The binary is built once per session into a temporary directory with
 `make -C userspace O=<dir>`. A small floating-point model (docs/algorithms.md
-the RED buffer model) cross-checks the integer results.
+the RED buffer model) cross-checks the integer results, with a per-arrival
+simulation of the congestion-avoidance rounds for ca_peak and transient.
 """
 import json
 import math
@@ -48,27 +49,127 @@ def reference(bandwidth, rtt_s, flows, ssthresh, min_th, max_p, wlog=9, window=N
     qmax = min_th + (b + math.sqrt(b * b + 4 * a)) / 2
     buffer = max(1, math.ceil(buffer_raw))
     max_th = math.ceil(qmax)
-    return dict(buffer=buffer, buffer_raw=buffer_raw, qmax=qmax, max_th=max_th,
-                limit=max(buffer, max_th + 1))
+    ca, tr = peaks(pipe, sum(ss), flows, min_th, max_p, wlog, max_th)
+    return dict(buffer=buffer, buffer_raw=buffer_raw, qmax=qmax, max_th=max_th, ca=ca, tr=tr)
+
+
+def peaks(pipe, sum_ss, m, min_th, max_p, wlog, max_th):
+    """ca_peak and transient, one arrival at a time (red_model.h, the peaks):
+    from the first round whose windows fill the pipe, u arrivals a round,
+    the queue up by m / u each, RED's average from 0 updated before it."""
+    w, k = 2.0 ** -wlog, max_p / (2 * min_th)
+    u = sum_ss
+    if u < pipe:
+        u += m * math.ceil((pipe - u) / m)
+    q, avg, haz, ca, qm = u - pipe, 0.0, 0.0, None, None
+    while True:
+        g = m / u
+        for _ in range(int(u)):
+            avg += w * (q - avg)
+            q += g
+            if ca is None:
+                if avg >= min_th:
+                    ca = q
+                continue
+            if avg >= max_th:
+                return ca, q
+            if qm is None:
+                haz += k * (avg - min_th)
+                if haz >= m:
+                    qm = q + m
+            elif q >= qm:
+                return ca, qm
+        u += m
+
+
+def close(got, want, min_th):
+    """red_model.h's peaks against the simulation: 0.5 packet below to 3
+    packets + 1/32 of (want - min_th) above (tests/unit/test_red_model.c)."""
+    return -0.5 <= got - want <= 3 + (want - min_th) / 32
+
+
+def limit_of(j):
+    """The limit from the reported terms: max(peaks) + margin, or max_th + 1."""
+    top = max(j["ss_peak"], j["ca_peak"], j["transient"])
+    return max(top + 10 * j["flows"], j["max_th"] + 1)
 
 
 # ---- the paper's examples ----
 
 def test_example_json(specctl):
     out, j = red_json(specctl, *EXAMPLE)
-    assert out.startswith('{"limit":19,"min_th":5,"max_th":8,"qavg_max":7.30,')
+    assert out.startswith('{"limit":51,"min_th":5,"max_th":8,"qavg_max":7.30,')
     assert list(j)[:4] == ["limit", "min_th", "max_th", "qavg_max"]
-    assert j["buffer"] == 19
+    assert j["buffer"] == j["ss_peak"] == 19
+    assert (j["ca_peak"], j["transient"], j["transient_end"]) == (27, 31, "max_th")
+    assert (j["margin"], j["limit_by"]) == (20, "transient")
     assert j["window"] == 38.0
     assert j["wlog"] == 9
+    assert j["w"] == 0.001953125
+    assert (j["wlog_follow"], j["w_follow"], j["max_th_follow"]) == (5, 0.03125, 8)
+    assert (j["ca_peak_follow"], j["transient_follow"]) == (20, 21)
+    assert (j["limit_follow"], j["limit_follow_by"]) == (41, "transient")
     assert j["m_bound"] is None
+
+
+# (RTT, SSth): ss_peak, ca_peak, transient, limit, limit_by; at wlog_follow 5:
+# ca_peak, transient, limit, limit_by (worked by hand in test_red_model.c)
+WORKED = [
+    ("59ms", "15,20", 24, 30, 33, 53, "transient", 25, 25, 45, "ca_peak"),
+    ("99ms", "15,15", 12, 22, 27, 47, "transient", 13, 14, 34, "transient"),
+    ("59ms", "15,15", 19, 27, 31, 51, "transient", 20, 21, 41, "transient"),
+]
+
+
+@pytest.mark.parametrize("case", WORKED, ids=[f"{c[0]}-{c[1]}" for c in WORKED])
+def test_worked_cases(specctl, case):
+    rtt, ss, *want = case
+    args = list(EXAMPLE)
+    args[args.index("59ms")] = rtt
+    args[args.index("15,15")] = ss
+    _, j = red_json(specctl, *args)
+    assert [j["ss_peak"], j["ca_peak"], j["transient"], j["limit"], j["limit_by"],
+            j["ca_peak_follow"], j["transient_follow"], j["limit_follow"],
+            j["limit_follow_by"]] == want
+    assert (j["max_th"], j["qavg_max"], j["wlog_follow"], j["transient_end"]) == (8, 7.30, 5,
+                                                                                 "max_th")
+    assert j["limit"] == limit_of(j)
+
+
+def test_explain(specctl):
+    args = list(EXAMPLE)
+    args[args.index("15,15")] = "15,20"
+    out = red(specctl, *args, "--explain")
+    terms = [line.split(" =")[0] for line in out.splitlines()
+             if line and not line.startswith((" ", "RED model"))]
+    assert terms == ["ss_peak", "max_th", "ca_peak", "transient", "limit", "wlog_follow"]
+    for text in ["ss_peak = 24 packets", "ceil(35 - 11.062) = 24", "max_th = 8 packets",
+                 "Qmax = 7.30", "ca_peak = 30 packets", "m / (w u) = 29.257 packets",
+                 "transient = 33 packets", "reaches max_th = 8 first",
+                 "limit = 53 packets, set by transient", "+ 20 (10 packets", "= 53;",
+                 "wlog_follow = 5, limit_follow = 45 packets", "pipe + min_th = 16.062",
+                 "w = 2^-5 = 0.03125", "limit 45 (ca_peak)", "The qdisc runs Wlog 9"]:
+        assert text in out, (text, out)
+
+
+@pytest.mark.parametrize("other", [["--json"], ["--tc-red", "eth0"]])
+def test_explain_excludes(specctl, other):
+    p = run(specctl, "model", "red", *EXAMPLE, "--explain", *other)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == f"specctl: --explain does not combine with {other[0]}\n"
 
 
 def test_example_table(specctl):
     out = red(specctl, *EXAMPLE)
     rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:]}
-    assert rows["limit"] == "19"
-    assert rows["buffer"] == "19"
+    assert rows["limit"] == "51"
+    assert "set by transient (+ 20 packets margin" in out
+    assert rows["ss_peak"] == "19"
+    assert rows["ca_peak"] == "27"
+    assert rows["transient"] == "31"
+    assert "(ends: max_th)" in out
+    assert rows["follow"] == "5"
+    assert "max_th 8, limit 41 (transient); not in force" in out
     assert rows["min_th"] == "5"
     assert rows["max_th"] == "8"
     assert rows["Qmax"] == "7.30"
@@ -79,7 +180,7 @@ def test_example_table(specctl):
 def test_ewma_rounds_to_wlog_9(specctl, ewma):
     _, j = red_json(specctl, *EXAMPLE, "--ewma", ewma)
     assert j["wlog"] == 9
-    assert (j["limit"], j["min_th"], j["max_th"], j["qavg_max"]) == (19, 5, 8, 7.30)
+    assert (j["limit"], j["min_th"], j["max_th"], j["qavg_max"]) == (51, 5, 8, 7.30)
 
 
 def test_ewma_other_weights(specctl):
@@ -132,25 +233,33 @@ def test_loss_rate_bound(specctl):
 
 def test_tc_red(specctl):
     out = red(specctl, *EXAMPLE, "--tc-red", "eth0")
-    assert out == ("tc qdisc add dev eth0 root red limit 19000 min 5000 max 8000 "
+    assert out == ("tc qdisc add dev eth0 root red limit 51000 min 5000 max 8000 "
                    "avpkt 1000 burst 6 bandwidth 1500000bit probability 0.1 ecn\n")
     _, j = red_json(specctl, *EXAMPLE, "--tc-red", "eth0")
     assert j["tc_red"] == out.strip()
 
 
 def test_tc_red_avpkt_and_limit(specctl):
-    # a small model buffer is raised to max_th + 1 (the limit in force)
+    # the limit in force (49 packets) in bytes
     args = list(EXAMPLE)
     args[args.index("15,15")] = "1"
     out = red(specctl, *args, "--avpkt", "1500", "--tc-red", "veth0")
-    assert " limit 13500 min 7500 max 12000 avpkt 1500 burst 6 " in out
+    assert " limit 73500 min 7500 max 12000 avpkt 1500 burst 6 " in out
 
 
-def test_limit_in_force(specctl):
+def test_limit_terms(specctl):
+    # a small L: the congestion-avoidance peaks set the limit
     args = list(EXAMPLE)
     args[args.index("15,15")] = "1"
     _, j = red_json(specctl, *args)
-    assert j["buffer"] == 1 and j["max_th"] == 8 and j["limit"] == 9
+    assert (j["buffer"], j["ca_peak"], j["transient"], j["max_th"]) == (1, 23, 27, 8)
+    assert (j["limit"], j["limit_by"]) == (47, "transient")
+    # max_th + 1 sets it: one flow, W 1, max_p 0.01, w 1/2 (the marks end the transient)
+    _, j = red_json(specctl, "--bandwidth", "1.5mbit", "--rtt", "59ms", "--flows", "1",
+                    "--ssthresh", "1", "--min", "5", "--max-p", "0.01", "--window", "1",
+                    "--ewma", "0.5")
+    assert (j["max_th"], j["transient"], j["transient_end"]) == (37, 16, "marks")
+    assert (j["limit"], j["limit_by"], j["margin"]) == (38, "max_th", 10)
 
 
 @pytest.mark.parametrize("case", [
@@ -180,8 +289,10 @@ def test_against_float_model(specctl, case):
     assert abs(j["qavg_max"] - ref["qmax"]) <= 0.006, (j, ref)
     assert j["qmax_milli"] == math.ceil(ref["qmax"] * 1000 - 1e-9)
     assert j["max_th"] == ref["max_th"]
-    assert j["buffer"] == ref["buffer"]
-    assert j["limit"] == ref["limit"]
+    assert j["buffer"] == j["ss_peak"] == ref["buffer"]
+    assert close(j["ca_peak"], ref["ca"], case["min_th"]), (j, ref)
+    assert close(j["transient"], ref["tr"], case["min_th"]), (j, ref)
+    assert j["limit"] == limit_of(j)
 
 
 # ---- bad input: one line on stderr, exit 2, nothing on stdout ----
@@ -274,7 +385,8 @@ def test_model_red_help(specctl, flag):
     assert p.returncode == 0 and p.stderr == ""
     assert p.stdout.startswith("usage: specctl model red")
     for opt in ("--bandwidth", "--rtt", "--flows", "--ssthresh", "--min", "--max-p",
-                "--window", "--ewma", "--avpkt", "--loss-rate", "--json", "--tc-red"):
+                "--window", "--ewma", "--avpkt", "--loss-rate", "--json", "--tc-red",
+                "--explain"):
         assert opt in p.stdout
 
 

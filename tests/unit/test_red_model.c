@@ -7,6 +7,14 @@
  * The reference is computed in long double (x87 80-bit here, at least
  * double precision); integer results must equal its ceilings/floors except
  * where its value is within 1e-9 of an integer.
+ *
+ * The peaks (ca_peak, transient) are checked against a per-arrival
+ * simulation of the same rounds in long double: from 0.5 packet below to
+ * 3 packets plus 1/32 of (simulated - min_th) above (PEAK_BELOW,
+ * PEAK_ABOVE, PEAK_ABOVE_LAG): a step of many rounds bounds the lag from
+ * above, within about 1/(2 R) of it, R = 16 (red_model.h); below, only
+ * ties at dyadic values (w = 1/2) and the 2^-16 units. The limit, its
+ * term, the follow weight and the step bound are checked on every case.
  */
 #include <math.h>
 #include <string.h>
@@ -17,6 +25,10 @@ typedef unsigned __int128 u128;
 typedef long double ld;
 
 #define NEAR_INT	1e-9L
+#define PEAK_BELOW	0.5L	/* packets the peaks may be below the simulation */
+#define PEAK_ABOVE	3.0L	/* ... and above it, plus ... */
+#define PEAK_ABOVE_LAG	32	/* ... 1/32 of (simulated peak - min_th) */
+#define STEPS_BOUND	920U	/* red_model.h: steps of the peaks, per weight */
 
 static u64 rng_state = 0x9e3779b97f4a7c15ULL;
 
@@ -75,6 +87,8 @@ struct stats {
 	unsigned long cases, ok, rejected, skipped_near, skipped_max;
 	unsigned long bad_buffer, bad_qmax, bad_maxth, bad_limit, bad_window;
 	unsigned long bad_pipe, bad_bound, bad_curve, bad_reject, bad_invariant;
+	unsigned long bad_follow, bad_steps;
+	u32 max_steps;
 	ld max_err;
 };
 
@@ -91,6 +105,83 @@ static void report(const char *what, const struct redopt_model_params *p,
 	       p->ssthresh[0], p->window, p->min_th, p->max_p, p->wlog, p->avpkt,
 	       p->loss_rate_milli, o->buffer, o->qth_max, o->qmax_milli,
 	       (unsigned long long)o->window_milli, r->buffer_raw, r->qmax, r->window);
+}
+
+/*
+ * The limit and its term from the reported peaks: max(max(L, ca_peak,
+ * transient) + 10 m, max_th + 1), the first largest named; L <= ca_peak <=
+ * transient; the same for the follow weight.
+ */
+static bool peaks_ok(u32 ss_peak, const struct redopt_peaks *k, u32 m)
+{
+	u64 top = ss_peak, want;
+	u8 by = REDOPT_LIMIT_BY_SS_PEAK;
+
+	if (k->ca_peak > top) {
+		top = k->ca_peak;
+		by = REDOPT_LIMIT_BY_CA_PEAK;
+	}
+	if (k->transient > top) {
+		top = k->transient;
+		by = REDOPT_LIMIT_BY_TRANSIENT;
+	}
+	want = top + 10ULL * m;
+	if (want < (u64)k->qth_max + 1) {
+		want = (u64)k->qth_max + 1;
+		by = REDOPT_LIMIT_BY_MAX_TH;
+	}
+	return k->limit == want && k->limit_by == by && ss_peak <= k->ca_peak &&
+	       k->ca_peak <= k->transient;
+}
+
+static bool limit_ok(const struct redopt_model *o, u32 m)
+{
+	struct redopt_peaks k = {
+		.ca_peak = o->ca_peak, .transient = o->transient, .qth_max = o->qth_max,
+		.limit = o->limit, .limit_by = o->limit_by,
+	};
+
+	return o->margin == 10 * m && peaks_ok(o->buffer, &k, m) &&
+	       peaks_ok(o->buffer, &o->follow, m) && o->ss_peak == o->buffer;
+}
+
+/*
+ * wlog_follow: the smallest k with 2^k >= pipe + min_th in 1..24, or below
+ * it where max_th << k does not fit; the follow results are those of the
+ * model run at Wlog = wlog_follow (unless no weight fits: then Wlog's).
+ */
+static bool follow_ok(const struct redopt_model_params *p, const struct redopt_model *o,
+		      ld pipe)
+{
+	struct redopt_model_params q = *p;
+	struct redopt_model f;
+	ld per_rtt = pipe + p->min_th;
+	int k = 1, j;
+
+	while (k < REDOPT_WLOG_MAX && ldexpl(1, k) < per_rtt)
+		k++;
+	if (k > 1 && per_rtt - ldexpl(1, k - 1) < 1e-4L)
+		return true;		/* at 2^(k-1): the integer pipe is floored */
+	if (o->follow.wlog > k) {
+		/* no weight up to k fits max_th: Wlog's own results */
+		for (j = 1; j <= k; j++) {
+			q.wlog = (u8)j;
+			if (!redopt_model_compute(&q, &f, NULL))
+				return false;
+		}
+		if (o->follow.wlog != p->wlog)
+			return false;
+	} else if (o->follow.wlog < k) {
+		q.wlog = (u8)k;
+		if (!redopt_model_compute(&q, &f, NULL))
+			return false;	/* k fits: it should have been taken */
+	}
+	q.wlog = o->follow.wlog;
+	if (redopt_model_compute(&q, &f, NULL))
+		return false;
+	return f.ca_peak == o->follow.ca_peak && f.transient == o->follow.transient &&
+	       f.qth_max == o->follow.qth_max && f.limit == o->follow.limit &&
+	       f.limit_by == o->follow.limit_by && f.transient_by_marks == o->follow.by_marks;
 }
 
 static void check_case(const struct redopt_model_params *p, struct stats *st)
@@ -176,9 +267,16 @@ static void check_case(const struct redopt_model_params *p, struct stats *st)
 	if (o.qth_max <= o.qth_min || o.qth_min != p->min_th ||
 	    (o.qmax_milli + 999) / 1000 != o.qth_max || o.flows != p->flows)
 		st->bad_invariant++;
-	if (o.limit != (o.buffer > o.qth_max + 1 ? o.buffer : o.qth_max + 1)) {
+	if (!limit_ok(&o, p->flows)) {
 		st->bad_limit++;
 		report("limit", p, &o, &r);
+	}
+	if (o.steps > STEPS_BOUND || o.follow.steps > STEPS_BOUND)
+		st->bad_steps++;
+	st->max_steps = max_t(u32, st->max_steps, max_t(u32, o.steps, o.follow.steps));
+	if (!follow_ok(p, &o, r.pipe)) {
+		st->bad_follow++;
+		report("follow", p, &o, &r);
 	}
 
 	/* W_i and pipe in 1/1000 packet, floor */
@@ -222,14 +320,17 @@ static void check_case(const struct redopt_model_params *p, struct stats *st)
 
 static void check_stats(const char *name, const struct stats *st)
 {
-	printf("%s: %lu cases, %lu computed, %lu rejected (ERANGE); near-integer, not compared: %lu max_th, %lu L (float; exact L compared); max |Qmax err| %.6Lf\n",
+	printf("%s: %lu cases, %lu computed, %lu rejected (ERANGE); near-integer, not compared: %lu max_th, %lu L (float; exact L compared); max |Qmax err| %.6Lf; most peak steps %u\n",
 	       name, st->cases, st->ok, st->rejected, st->skipped_max, st->skipped_near,
-	       st->max_err);
+	       st->max_err, st->max_steps);
 	CHECK(st->ok > 0, "%s: nothing computed", name);
 	CHECK(st->bad_buffer == 0, "%s: %lu buffer mismatches", name, st->bad_buffer);
 	CHECK(st->bad_qmax == 0, "%s: %lu qmax_milli mismatches", name, st->bad_qmax);
 	CHECK(st->bad_maxth == 0, "%s: %lu max_th mismatches", name, st->bad_maxth);
 	CHECK(st->bad_limit == 0, "%s: %lu limit mismatches", name, st->bad_limit);
+	CHECK(st->bad_follow == 0, "%s: %lu follow-weight mismatches", name, st->bad_follow);
+	CHECK(st->bad_steps == 0, "%s: %lu cases above %u steps", name, st->bad_steps,
+	      STEPS_BOUND);
 	CHECK(st->bad_window == 0, "%s: %lu window mismatches", name, st->bad_window);
 	CHECK(st->bad_pipe == 0, "%s: %lu pipe mismatches", name, st->bad_pipe);
 	CHECK(st->bad_bound == 0, "%s: %lu m_bound mismatches", name, st->bad_bound);
@@ -280,7 +381,7 @@ static void test_examples(void)
 	CHECK(strcmp(buf, "7.30") == 0, "Qmax %s (milli %u)", buf, o.qmax_milli);
 	CHECK(o.qth_max == 8, "max_th %u", o.qth_max);
 	CHECK(o.qth_min == 5, "min_th %u", o.qth_min);
-	CHECK(o.limit == 19, "limit %u", o.limit);
+	CHECK(o.ss_peak == 19 && o.limit == 51, "limit %u (test_worked_cases)", o.limit);
 	CHECK(o.window_milli == 38000, "W %llu", (unsigned long long)o.window_milli);
 	CHECK(!o.m_bound_valid && o.m_bound == 0, "no lambda: m bound n/a");
 
@@ -295,10 +396,12 @@ static void test_examples(void)
 		CHECK(strcmp(buf, "7.30") == 0, "ref Qmax (w = 0.002) %s", buf);
 	}
 
-	/* limit in force: a small model buffer is raised to max_th + 1 */
+	/* a small L: the congestion-avoidance peaks set the limit */
 	p.ssthresh = (const u32[]){ 1, 1 };
 	CHECK(redopt_model_compute(&p, &o, NULL) == 0, "small L");
-	CHECK(o.buffer == 1 && o.limit == 9, "L %u limit %u", o.buffer, o.limit);
+	CHECK(o.buffer == 1 && o.ca_peak == 23 && o.transient == 27 && o.limit == 47 &&
+	      o.limit_by == REDOPT_LIMIT_BY_TRANSIENT, "L %u ca %u tr %u limit %u", o.buffer,
+	      o.ca_peak, o.transient, o.limit);
 
 	/* max_p_curve = 0.1 * 3 / 10 = 0.03 */
 	CHECK(redopt_max_p_to_ppm(o.max_p_curve) == 30000, "p(max_th) %u ppm",
@@ -316,6 +419,325 @@ static void test_examples(void)
 	p.window = 0;
 	CHECK(redopt_model_compute(&p, &o, NULL) == 0, "derived W");
 	CHECK(o.window_milli == 8031, "W %llu", (unsigned long long)o.window_milli);
+}
+
+/* ---- the peaks: hand-worked cases ---- */
+
+struct worked {
+	u32 rtt_us, ss[2];
+	u32 ss_peak, ca_peak, transient, limit;
+	u8 limit_by;
+	u32 f_ca, f_tr, f_limit;
+	u8 f_by;
+};
+
+/*
+ * 1.5 Mbit/s, 2 flows, avpkt 1000, W 38, min_th 5, max_p 0.1, Wlog 9
+ * (max_th 8): pipe = r C / (8 s) = 11.0625 at 59 ms, 18.5625 at 99 ms.
+ * Per round trip k: u = S + 2 k arrivals, a = (511/512)^u, the lag
+ * d' = a d + (g / w)(1 - a) with g / w = 2 * 512 / u, q' = q + 2,
+ * avg = q - d; within a round q = q_k + 2 j / u after j arrivals.
+ *
+ * A. 59 ms, SSth 15, 20: ss_peak = ceil(35 - 11.0625) = 24; q_0 = 23.94,
+ *    d_0 = 23.94 (avg 0).
+ *      k  u   q      a       g/w    d'     avg'
+ *      0  35  23.94  0.9339  29.26  24.29  1.65
+ *      1  37  25.94  0.9302  27.68  24.53  3.41
+ *      2  39  27.94  0.9266  26.26  24.65  5.28  avg 5 at arrival 34:
+ *         q = 27.94 + 2 * 34 / 39 = 29.68 -> ca_peak 30
+ *      3  41  29.94  0.9230  24.98  24.68  7.26
+ *      4  43  31.94: avg 8 = max_th at arrival 16, q = 31.94 + 32 / 43 =
+ *         32.68, the hazard sum 0.1 (avg - 5) / 10 only ~0.95 < m = 2:
+ *         RED force-drops before every flow is marked -> transient 33.
+ *    limit = 33 + 10 * 2 = 53 (transient).
+ *    Follow: 11.06 + 5 = 16.06 <= 2^5: Wlog 5 (max_th still 8, Qmax
+ *    7.33); a = (31/32)^35 = 0.33, g / w = 1.83: avg passes 5 at arrival 8
+ *    (q = 23.94 + 16 / 35 = 24.39) and 8 at arrival 13 (q = 24.68):
+ *    ca_peak 25 = transient 25, limit 25 + 20 = 45 (ca_peak, the first
+ *    of the tie).
+ * B. 99 ms, SSth 15, 15: ss_peak = ceil(30 - 18.5625) = 12; q_0 = 11.44.
+ *      k  u   q      a       g/w    d'     avg'
+ *      0  30  11.44  0.9430  34.13  12.73  0.71
+ *      1  32  13.44  0.9394  32.00  13.90  1.54
+ *      2  34  15.44  0.9357  30.12  14.94  2.50
+ *      3  36  17.44  0.9320  28.44  15.86  3.58
+ *      4  38  19.44  0.9284  26.95  16.65  4.78
+ *      5  40  21.44: avg 5 at arrival 7, q = 21.44 + 14 / 40 = 21.79 -> 22
+ *      6  42  23.44  0.9212  24.38  17.88  7.56
+ *      7  44  25.44: avg 8 at arrival 13, q = 25.44 + 26 / 44 = 26.03,
+ *         hazard ~1.3 < 2 -> transient 27; limit 27 + 20 = 47.
+ *    Follow: 18.56 + 5 = 23.56 <= 2^5: Wlog 5; a = (31/32)^30 = 0.386,
+ *    avg 5 at arrival 17 of round 0 (q = 11.44 + 34 / 30 = 12.57 -> 13),
+ *    8 at arrival 2 of round 1 (q = 13.44 + 4 / 32 = 13.56 -> 14);
+ *    limit 14 + 20 = 34.
+ * C. 59 ms, SSth 15, 15: ss_peak = ceil(30 - 11.0625) = 19; q_0 = 18.94.
+ *      k  u   q      a       g/w    d'     avg'
+ *      0  30  18.94  0.9430  34.13  19.80  1.13
+ *      1  32  20.94  0.9394  32.00  20.54  2.40
+ *      2  34  22.94  0.9357  30.12  21.16  3.78
+ *      3  36  24.94: avg 5 at arrival 30, q = 24.94 + 60 / 36 = 26.60 -> 27
+ *      4  38  26.94  0.9284  26.95  22.03  6.91
+ *      5  40  28.94: avg 8 at arrival 26, q = 28.94 + 52 / 40 = 30.24,
+ *         hazard ~1.1 < 2 -> transient 31; limit 31 + 20 = 51.
+ *    Follow (Wlog 5): avg 5 at arrival 10 (q = 18.94 + 20 / 30 = 19.60 ->
+ *    20), 8 at arrival 17 (q = 20.07 -> 21); limit 21 + 20 = 41.
+ * In all three the average reaches max_th before every flow is marked
+ * (transient_by_marks false), at either weight.
+ */
+static void test_worked_cases(void)
+{
+	static const struct worked cases[] = {
+		{ 59000, { 15, 20 }, 24, 30, 33, 53, REDOPT_LIMIT_BY_TRANSIENT,
+		  25, 25, 45, REDOPT_LIMIT_BY_CA_PEAK },
+		{ 99000, { 15, 15 }, 12, 22, 27, 47, REDOPT_LIMIT_BY_TRANSIENT,
+		  13, 14, 34, REDOPT_LIMIT_BY_TRANSIENT },
+		{ 59000, { 15, 15 }, 19, 27, 31, 51, REDOPT_LIMIT_BY_TRANSIENT,
+		  20, 21, 41, REDOPT_LIMIT_BY_TRANSIENT },
+	};
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		const struct worked *c = &cases[i];
+		struct redopt_model_params p = example();
+		struct redopt_model o;
+
+		p.rtt_us = c->rtt_us;
+		p.ssthresh = c->ss;
+		p.n_ssthresh = 2;
+		CHECK(redopt_model_compute(&p, &o, NULL) == 0, "case %u", i);
+		CHECK(o.ss_peak == c->ss_peak && o.buffer == c->ss_peak, "case %u: ss_peak %u", i,
+		      o.ss_peak);
+		CHECK(o.qth_max == 8 && (o.qmax_milli + 5) / 10 == 730, "case %u: max_th %u", i,
+		      o.qth_max);
+		CHECK(o.ca_peak == c->ca_peak, "case %u: ca_peak %u, want %u", i, o.ca_peak,
+		      c->ca_peak);
+		CHECK(o.transient == c->transient && !o.transient_by_marks,
+		      "case %u: transient %u (marks %d), want %u", i, o.transient,
+		      o.transient_by_marks, c->transient);
+		CHECK(o.margin == 20 && o.limit == c->limit && o.limit_by == c->limit_by,
+		      "case %u: limit %u by %s, want %u", i, o.limit,
+		      redopt_limit_by_name(o.limit_by), c->limit);
+		CHECK(o.follow.wlog == 5 && o.follow.qth_max == 8, "case %u: follow Wlog %u max_th %u",
+		      i, o.follow.wlog, o.follow.qth_max);
+		CHECK(o.follow.ca_peak == c->f_ca && o.follow.transient == c->f_tr &&
+		      !o.follow.by_marks, "case %u: follow ca %u tr %u", i, o.follow.ca_peak,
+		      o.follow.transient);
+		CHECK(o.follow.limit == c->f_limit && o.follow.limit_by == c->f_by,
+		      "case %u: follow limit %u by %s, want %u", i, o.follow.limit,
+		      redopt_limit_by_name(o.follow.limit_by), c->f_limit);
+	}
+	CHECK(strcmp(redopt_limit_by_name(REDOPT_LIMIT_BY_SS_PEAK), "ss_peak") == 0 &&
+	      strcmp(redopt_limit_by_name(REDOPT_LIMIT_BY_CA_PEAK), "ca_peak") == 0 &&
+	      strcmp(redopt_limit_by_name(REDOPT_LIMIT_BY_TRANSIENT), "transient") == 0 &&
+	      strcmp(redopt_limit_by_name(REDOPT_LIMIT_BY_MAX_TH), "max_th") == 0, "names");
+
+	/*
+	 * max_th + 1 sets the limit: one flow, W 1, SSth 1, max_p 0.01, Wlog 1:
+	 * Qmax = 5 + sqrt((1 / 1) / (0.01 / 10)) = 36.6 -> max_th 37; the
+	 * average follows the queue (w = 1/2), the hazard 0.001 (avg - 5) per
+	 * arrival reaches 1 near avg 15: transient 16, 16 + 10 < 37 + 1.
+	 */
+	{
+		struct redopt_model_params p = example();
+		struct redopt_model o;
+
+		p.flows = 1;
+		p.window = 1;
+		p.ssthresh = (const u32[]){ 1 };
+		p.n_ssthresh = 1;
+		p.max_p = redopt_max_p_from_ppm(10000);
+		p.wlog = 1;
+		CHECK(redopt_model_compute(&p, &o, NULL) == 0, "max_th example");
+		CHECK(o.qth_max == 37 && o.transient == 16 && o.transient_by_marks &&
+		      o.limit == 38 && o.limit_by == REDOPT_LIMIT_BY_MAX_TH,
+		      "max_th %u transient %u limit %u by %s", o.qth_max, o.transient, o.limit,
+		      redopt_limit_by_name(o.limit_by));
+	}
+}
+
+/* ---- the peaks against a per-arrival simulation ---- */
+
+struct sim {
+	ld ca, tr;
+	bool marks;
+	unsigned long long arrivals;
+};
+
+/*
+ * The rounds of the header comment, one arrival at a time: from the first
+ * round whose windows fill the pipe, u arrivals a round, the queue up by
+ * m / u each, avg += w (q - avg) before it; the hazard sums p(avg) on the
+ * model's curve past min_th. false if it takes more than max_arrivals.
+ */
+static bool sim_peaks(const struct redopt_model_params *p, u8 wlog, u32 max_th,
+		      unsigned long long max_arrivals, struct sim *r)
+{
+	ld w = ldexpl(1, -wlog), pipe = (ld)p->bandwidth_bps * p->rtt_us / (8e6L * p->avpkt);
+	ld m = p->flows, k = (ld)p->max_p / 4294967296.0L / (2 * p->min_th);
+	ld u = 0, q, avg = 0, g, haz = 0, qm = 0;
+	unsigned long long j, n;
+	int phase = 0;
+	u32 i;
+
+	for (i = 0; i < p->flows; i++)
+		u += p->ssthresh[p->n_ssthresh == 1 ? 0 : i];
+	if (u < pipe)
+		u += m * ceill((pipe - u) / m);
+	q = u - pipe;
+	r->arrivals = 0;
+	for (;;) {
+		g = m / u;
+		n = (unsigned long long)u;
+		for (j = 0; j < n; j++) {
+			avg += w * (q - avg);
+			q += g;
+			if (phase == 0) {
+				if (avg >= p->min_th) {
+					r->ca = q;
+					phase = 1;
+				}
+				continue;
+			}
+			if (avg >= max_th) {
+				r->tr = q;
+				r->marks = false;
+				return true;
+			}
+			if (phase == 1) {
+				haz += k * (avg - p->min_th);
+				if (haz >= m) {
+					qm = q + m;
+					phase = 2;
+				}
+			} else if (q >= qm) {
+				r->tr = qm;
+				r->marks = true;
+				return true;
+			}
+		}
+		r->arrivals += n;
+		if (r->arrivals > max_arrivals)
+			return false;
+		u += m;
+	}
+}
+
+static void peak_cmp(const char *what, u32 got, ld want, const struct redopt_model_params *p,
+		     u8 wlog, unsigned long *bad, ld *lo, ld *hi)
+{
+	ld e = (ld)got - want;
+
+	*lo = fminl(*lo, e);
+	*hi = fmaxl(*hi, e);
+	if (e >= -PEAK_BELOW && e <= PEAK_ABOVE + (want - p->min_th) / PEAK_ABOVE_LAG)
+		return;
+	if ((*bad)++ < 10)
+		printf("  %s %u, simulated %.3Lf: C %llu r %u m %u ss %u min %u max_p %u Wlog %u\n",
+		       what, got, want, (unsigned long long)p->bandwidth_bps, p->rtt_us, p->flows,
+		       p->ssthresh[0], p->min_th, p->max_p, wlog);
+}
+
+static void test_peaks_sim(void)
+{
+	static const u64 cs[] = { 64000, 1500000, 10000000, 1000000000 };
+	static const u32 rs[] = { 1000, 59000, 200000, 1000000 };
+	static const u32 ms[] = { 1, 2, 7, 100, 1024 };
+	static const u32 ssth[] = { 2, 15, 100 };
+	static const u32 mins[] = { 1, 5, 30, 3000 };
+	static const u32 pps[] = { 20000, 100000, 1000000 };
+	static const u8 wlogs[] = { 1, 5, 9, 12, 16, 20 };
+	unsigned long bad = 0, n = 0, skipped = 0, marks = 0;
+	ld lo = 0, hi = 0;
+	unsigned int idx, v, sum, side;
+
+	for (idx = 0; idx < 4 * 4 * 5 * 3 * 4 * 3 * 6; idx++) {
+		struct redopt_model_params p = example();
+		struct redopt_model o;
+		struct sim r;
+
+		v = idx;
+		sum = 0;
+#define PICK(n) ({ unsigned int __i = v % (n); v /= (n); sum += __i; __i; })
+		p.bandwidth_bps = cs[PICK(4)];
+		p.rtt_us = rs[PICK(4)];
+		p.flows = ms[PICK(5)];
+		p.ssthresh = &ssth[PICK(3)];
+		p.min_th = mins[PICK(4)];
+		p.max_p = redopt_max_p_from_ppm(pps[PICK(3)]);
+		p.wlog = wlogs[PICK(6)];
+#undef PICK
+		/* thin the grid: one combination in four */
+		if (sum % 4)
+			continue;
+		p.n_ssthresh = 1;
+		p.window = 0;
+		if (redopt_model_compute(&p, &o, NULL))
+			continue;
+		for (side = 0; side < 2; side++) {
+			u8 wl = side ? o.follow.wlog : p.wlog;
+
+			if (!sim_peaks(&p, wl, side ? o.follow.qth_max : o.qth_max, 1000000, &r)) {
+				skipped++;
+				continue;
+			}
+			n++;
+			marks += r.marks;
+			peak_cmp("ca_peak", side ? o.follow.ca_peak : o.ca_peak, r.ca, &p, wl, &bad,
+				 &lo, &hi);
+			peak_cmp("transient", side ? o.follow.transient : o.transient, r.tr, &p, wl,
+				 &bad, &lo, &hi);
+		}
+	}
+	printf("peaks vs simulation: %lu cases (%lu end with the marks), %lu too long to simulate; integer - simulated in %.3Lf .. %.3Lf packets\n",
+	       n, marks, skipped, lo, hi);
+	CHECK(n > 4000 && marks > 400, "%lu cases, %lu with marks", n, marks);
+	CHECK(bad == 0, "%lu peaks outside -%.1Lf .. +%.1Lf packets + 1/%d of the lag", bad,
+	      PEAK_BELOW, PEAK_ABOVE, PEAK_ABOVE_LAG);
+}
+
+/* ---- 2^-62 fixed point: products and powers ---- */
+
+static void test_q62(void)
+{
+	unsigned int n, bad_mul = 0, bad_pow = 0, bad_q32 = 0;
+	static const u64 ns[] = { 0, 1, 2, 3, 100, 511, 4096, 123457, 1000000, 1ULL << 40,
+				  (1ULL << 61) - 1 };
+	long double worst = 0;
+	u8 wl;
+
+	for (n = 0; n < 20000; n++) {
+		u64 a = rnd_range(0, U64_MAX), b = rnd_range(0, REDOPT_ONE62);
+		u128 want = ((u128)a * b) >> 62;
+
+		if (want >> 64)
+			continue;
+		bad_mul += redopt_mul_q62(a, b) != (u64)want;
+		a >>= 1;		/* < 2^63 */
+		b = rnd_range(0, 1ULL << 32);
+		bad_q32 += redopt_mul_q32(a, b) != (u64)(((u128)a * b) >> 32);
+	}
+	CHECK(bad_mul == 0, "mul_q62: %u wrong", bad_mul);
+	CHECK(bad_q32 == 0, "mul_q32: %u wrong", bad_q32);
+	CHECK(redopt_mul_q62(REDOPT_ONE62, REDOPT_ONE62) == REDOPT_ONE62, "1 * 1");
+
+	/*
+	 * (1 - 2^-wlog)^n: rounded down at each product; each squaring doubles
+	 * the relative error, so within 2^-60 (n + 64) of exact
+	 */
+	for (wl = REDOPT_WLOG_MIN; wl <= REDOPT_WLOG_MAX; wl++) {
+		for (n = 0; n < sizeof(ns) / sizeof(ns[0]); n++) {
+			long double want = powl(1 - ldexpl(1, -wl), (long double)ns[n]);
+			long double got = ldexpl((long double)redopt_pow_q62(wl, ns[n]), -62);
+			long double err = want - got;
+
+			if (err < -ldexpl(1, -62) || err > ldexpl((long double)ns[n] + 64, -60))
+				bad_pow++;
+			worst = fmaxl(worst, err);
+		}
+	}
+	CHECK(bad_pow == 0, "pow_q62: %u beyond 2^-60 (n + 64) (worst %Lg)", bad_pow, worst);
+	CHECK(redopt_pow_q62(9, 0) == REDOPT_ONE62 && redopt_pow_q62(1, 1) == REDOPT_ONE62 / 2 &&
+	      redopt_pow_q62(1, 100) == 0, "pow corners");
 }
 
 /* ---- rejections ---- */
@@ -554,8 +976,13 @@ static void test_corners(void)
 	{
 		struct redopt_model o;
 
+		/* no pipe, w = 2^-9 against 1e9 arrivals a round: the average
+		 * follows at once, the peaks equal L, which names the limit
+		 */
 		CHECK(redopt_model_compute(&p, &o, NULL) == 0, "max L");
-		CHECK(o.buffer == 1024000000u && o.limit == o.buffer, "L %u", o.buffer);
+		CHECK(o.buffer == 1024000000u && o.ca_peak == o.buffer && o.transient == o.buffer &&
+		      o.limit == o.buffer + 10240 && o.limit_by == REDOPT_LIMIT_BY_SS_PEAK,
+		      "L %u ca %u tr %u limit %u", o.buffer, o.ca_peak, o.transient, o.limit);
 	}
 }
 
@@ -692,7 +1119,10 @@ int main(void)
 	RUN(test_isqrt);
 	RUN(test_wide);
 	RUN(test_ppm);
+	RUN(test_q62);
 	RUN(test_examples);
+	RUN(test_worked_cases);
+	RUN(test_peaks_sim);
 	RUN(test_rejections);
 	RUN(test_grid_given_window);
 	RUN(test_grid_derived_window);

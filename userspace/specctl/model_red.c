@@ -23,7 +23,7 @@
 
 enum {
 	OPT_BANDWIDTH = 256, OPT_RTT, OPT_FLOWS, OPT_SSTHRESH, OPT_MIN, OPT_MAX_P,
-	OPT_WINDOW, OPT_EWMA, OPT_AVPKT, OPT_LOSS_RATE, OPT_JSON, OPT_TC_RED,
+	OPT_WINDOW, OPT_EWMA, OPT_AVPKT, OPT_LOSS_RATE, OPT_JSON, OPT_TC_RED, OPT_EXPLAIN,
 };
 
 static const struct option red_options[] = {
@@ -39,6 +39,7 @@ static const struct option red_options[] = {
 	{ "loss-rate",	required_argument, NULL, OPT_LOSS_RATE },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
 	{ "tc-red",	required_argument, NULL, OPT_TC_RED },
+	{ "explain",	no_argument,	   NULL, OPT_EXPLAIN },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,10 +50,16 @@ void specctl_model_red_usage(FILE *f)
 		"usage: specctl model red --bandwidth RATE --rtt TIME --flows M\n"
 		"                         --ssthresh N[,N...] --min PACKETS --max-p P\n"
 		"                         [--window PACKETS] [--ewma W] [--avpkt BYTES]\n"
-		"                         [--loss-rate EVENTS] [--json] [--tc-red DEV]\n"
+		"                         [--loss-rate EVENTS] [--json | --explain]\n"
+		"                         [--tc-red DEV]\n"
 		"\n"
 		"The RED buffer model of sch_redopt: buffer size (limit) and max_th\n"
 		"for M flows at a bottleneck, so that ECN marks come before any drop.\n"
+		"The limit covers the largest of the slow-start peak (ss_peak), the\n"
+		"congestion-avoidance peak while the average climbs to min_th\n"
+		"(ca_peak) and the queue until the marks take effect (transient),\n"
+		"plus 10 packets per flow; it also gives the EWMA weight whose average\n"
+		"follows the queue (wlog_follow) and the limit that weight needs.\n"
 		"\n"
 		"  --bandwidth RATE   bottleneck rate C, tc units: bit kbit mbit gbit tbit,\n"
 		"                     kibit..., bps kbps... (bytes/s); bare number = bit/s\n"
@@ -68,6 +75,7 @@ void specctl_model_red_usage(FILE *f)
 		"  --avpkt BYTES      packet size s, %u..%u (default %u)\n"
 		"  --loss-rate EVENTS loss events per second per flow, for the bound on M\n"
 		"  --json             one JSON line: limit, min_th, max_th, qavg_max, ...\n"
+		"  --explain          the derivation of each term, in words with the numbers\n"
 		"  --tc-red DEV       print the equivalent stock tc red command instead\n"
 		"                     (thresholds in bytes; stock red derives its EWMA\n"
 		"                     weight from burst, so it may differ from --ewma)\n"
@@ -150,6 +158,11 @@ static void format_tc_red(char *buf, size_t len, const char *dev,
 		 specctl_fmt_trim(prob, sizeof(prob), p_ppm, 6));
 }
 
+static const char *transient_end(bool by_marks)
+{
+	return by_marks ? "marks" : "max_th";
+}
+
 static void print_table(const struct redopt_model_params *p, const struct redopt_model *o)
 {
 	char b1[48], b2[48], b3[48];
@@ -157,9 +170,14 @@ static void print_table(const struct redopt_model_params *p, const struct redopt
 
 	printf("RED model (redopt): %u flows, %llu bit/s, rtt %u us, avpkt %u bytes\n",
 	       p->flows, (unsigned long long)p->bandwidth_bps, p->rtt_us, p->avpkt);
-	printf("  %-9s %12u packets  max(buffer, max_th + 1), in force\n", "limit", o->limit);
-	printf("  %-9s %12u packets  ceil(sum SSth - r C / (8 s)), r C / (8 s) = %s\n",
-	       "buffer", o->buffer, specctl_fmt_fixed(b1, sizeof(b1), o->pipe_milli, 3));
+	printf("  %-9s %12u packets  set by %s (+ %u packets margin, or max_th + 1), in force\n",
+	       "limit", o->limit, redopt_limit_by_name(o->limit_by), o->margin);
+	printf("  %-9s %12u packets  buffer: ceil(sum SSth - r C / (8 s)), r C / (8 s) = %s\n",
+	       "ss_peak", o->ss_peak, specctl_fmt_fixed(b1, sizeof(b1), o->pipe_milli, 3));
+	printf("  %-9s %12u packets  queue when the average reaches min_th\n", "ca_peak",
+	       o->ca_peak);
+	printf("  %-9s %12u packets  highest queue before the marks take effect (ends: %s)\n",
+	       "transient", o->transient, transient_end(o->transient_by_marks));
 	printf("  %-9s %12u packets\n", "min_th", o->qth_min);
 	printf("  %-9s %12u packets  ceil(Qmax)\n", "max_th", o->qth_max);
 	printf("  %-9s %12s packets  largest average queue before marks take effect\n",
@@ -169,6 +187,9 @@ static void print_table(const struct redopt_model_params *p, const struct redopt
 	       p->window ? " (given)" : " (derived)");
 	printf("  %-9s %12u          w = 2^-%u = %.9f\n", "Wlog", p->wlog, p->wlog,
 	       1.0 / (double)(1UL << p->wlog));
+	printf("  %-9s %12u          weight that follows the queue: max_th %u, limit %u (%s); not in force\n",
+	       "follow", o->follow.wlog, o->follow.qth_max, o->follow.limit,
+	       redopt_limit_by_name(o->follow.limit_by));
 	printf("  %-9s %12s          p(max_th) = %s on the model's curve\n", "max_p",
 	       specctl_fmt_fixed(b1, sizeof(b1), redopt_max_p_to_ppm(p->max_p), 6),
 	       specctl_fmt_fixed(b2, sizeof(b2), redopt_max_p_to_ppm(o->max_p_curve), 6));
@@ -180,6 +201,104 @@ static void print_table(const struct redopt_model_params *p, const struct redopt
 	else
 		printf("  %-9s %12s          give --loss-rate for the bound on flows\n",
 		       "m bound", "n/a");
+}
+
+/* 2^-k exactly in decimal: 5^k in k decimals (5^24 < 2^56) */
+static const char *fmt_weight(char *buf, size_t len, unsigned int k)
+{
+	uint64_t v = 1;
+	unsigned int i;
+
+	for (i = 0; i < k; i++)
+		v *= 5;
+	return specctl_fmt_fixed(buf, len, v, k);
+}
+
+static uint64_t sum_ssthresh(const struct redopt_model_params *p)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->flows; i++)
+		sum += p->ssthresh[p->n_ssthresh == 1 ? 0 : i];
+	return sum;
+}
+
+/*
+ * The derivation in words (docs/algorithms.md, the RED buffer model): the
+ * figures are the header's, intermediate ones in 1/1000 packet, floor.
+ */
+static void print_explain(const struct redopt_model_params *p, const struct redopt_model *o)
+{
+	uint64_t sum = sum_ssthresh(p), u0 = sum, lag, per_rtt;
+	uint32_t m = p->flows, qc = (o->qmax_milli + 5) / 10, top;
+	char b1[48], b2[48];
+
+	/* the first round whose windows fill the pipe */
+	if (u0 * 1000 < o->pipe_milli)
+		u0 += m * ((o->pipe_milli - u0 * 1000 + 1000ULL * m - 1) / (1000ULL * m));
+	lag = ((uint64_t)m * 1000 << p->wlog) / u0;		/* m / (w u), milli */
+	per_rtt = o->pipe_milli + 1000ULL * p->min_th;
+
+	printf("RED model (redopt), derivation: %u flows, %llu bit/s, rtt %u us, avpkt %u bytes, Wlog %u\n\n",
+	       m, (unsigned long long)p->bandwidth_bps, p->rtt_us, p->avpkt, p->wlog);
+
+	printf("ss_peak = %u packets (the paper's buffer L)\n", o->ss_peak);
+	printf("  Slow start ends with the windows summing to sum SSth = %llu packets; r C / (8 s)\n"
+	       "  = %s of them are in flight, so the queue then holds ceil(%llu - %s) = %u\n"
+	       "  (at least 1).\n\n", (unsigned long long)sum,
+	       specctl_fmt_fixed(b1, sizeof(b1), o->pipe_milli, 3), (unsigned long long)sum, b1,
+	       o->ss_peak);
+
+	printf("max_th = %u packets, Qmax = %s\n", o->qth_max,
+	       specctl_fmt_fixed(b1, sizeof(b1), qc, 2));
+	printf("  Qmax = min_th + sum_i (1 / (p(Qmax) W_i) + w), p(Q) = max_p (Q - min_th) / (2 min_th),\n"
+	       "  with W = %s packets per flow %s: the largest average before a mark takes\n"
+	       "  effect; max_th = ceil(Qmax).\n\n",
+	       specctl_fmt_fixed(b2, sizeof(b2), o->window_milli, 3),
+	       p->window ? "(given)" : "(derived, (pipe + min_th) / m)");
+
+	printf("ca_peak = %u packets\n", o->ca_peak);
+	printf("  After slow start each window grows by 1 packet per round trip (%u in all), from\n"
+	       "  %llu packets a round trip. RED averages the queue per arrival with w = 2^-%u\n"
+	       "  (= %s, a time constant of %llu arrivals), from 0: on a long ramp it lags\n"
+	       "  by m / (w u) = %s packets at first. It reaches min_th = %u when the queue\n"
+	       "  holds %u packets.\n\n",
+	       m, (unsigned long long)u0, p->wlog, fmt_weight(b1, sizeof(b1), p->wlog),
+	       1ULL << p->wlog, specctl_fmt_fixed(b2, sizeof(b2), lag, 3), p->min_th, o->ca_peak);
+
+	printf("transient = %u packets\n", o->transient);
+	printf("  Past min_th, RED marks with probability p(avg); every flow has had a mark\n"
+	       "  once the probabilities summed over arrivals reach m = %u, and the senders\n"
+	       "  reduce one round trip later, each window one packet larger (+%u).\n", m, m);
+	if (o->transient_by_marks)
+		printf("  The marks take effect before the average reaches max_th = %u: the queue\n"
+		       "  peaks at %u packets.\n\n", o->qth_max, o->transient);
+	else
+		printf("  Here the average reaches max_th = %u first, with the queue at %u\n"
+		       "  packets: RED then drops every arrival (forced drops), the queue grows no\n"
+		       "  further.\n\n", o->qth_max, o->transient);
+
+	top = o->ss_peak > o->ca_peak ? o->ss_peak : o->ca_peak;
+	top = top > o->transient ? top : o->transient;
+	printf("limit = %u packets, set by %s\n", o->limit, redopt_limit_by_name(o->limit_by));
+	printf("  max(ss_peak %u, ca_peak %u, transient %u) + %u (10 packets, one initial\n"
+	       "  window, per flow, for bursts) = %llu; at least max_th + 1 = %u (RED needs\n"
+	       "  room above max_th).\n\n", o->ss_peak, o->ca_peak, o->transient, o->margin,
+	       (unsigned long long)top + o->margin, o->qth_max + 1);
+
+	printf("wlog_follow = %u, limit_follow = %u packets (not in force)\n", o->follow.wlog,
+	       o->follow.limit);
+	printf("  At min_th, pipe + min_th = %s packets arrive per round trip. Wlog_follow\n"
+	       "  is the smallest k in 1..24 with 2^k >= that (lower if max_th << k would\n"
+	       "  not fit 32 bits): w = 2^-%u = %s, a time constant of %llu arrivals, one to\n"
+	       "  two round trips unless 1..24 or max_th bound k. At that weight: max_th %u,\n"
+	       "  ca_peak %u, transient %u (ends: %s), limit %u (%s). The qdisc runs Wlog %u.\n",
+	       specctl_fmt_fixed(b1, sizeof(b1), per_rtt, 3), o->follow.wlog,
+	       fmt_weight(b2, sizeof(b2), o->follow.wlog), 1ULL << o->follow.wlog,
+	       o->follow.qth_max, o->follow.ca_peak, o->follow.transient,
+	       transient_end(o->follow.by_marks), o->follow.limit,
+	       redopt_limit_by_name(o->follow.limit_by), p->wlog);
 }
 
 static void print_json(const struct redopt_model_params *p, const struct redopt_model *o,
@@ -199,6 +318,15 @@ static void print_json(const struct redopt_model_params *p, const struct redopt_
 	       specctl_fmt_fixed(b5, sizeof(b5), redopt_max_p_to_ppm(o->max_p_curve), 6),
 	       o->m_bound_valid ? specctl_fmt_fixed(b6, sizeof(b6), o->m_bound_milli, 3) :
 	       "null");
+	printf(",\"ss_peak\":%u,\"ca_peak\":%u,\"transient\":%u,\"transient_end\":\"%s\","
+	       "\"margin\":%u,\"limit_by\":\"%s\",\"w\":%s,\"wlog_follow\":%u,"
+	       "\"w_follow\":%s,\"max_th_follow\":%u,\"ca_peak_follow\":%u,"
+	       "\"transient_follow\":%u,\"limit_follow\":%u,\"limit_follow_by\":\"%s\"",
+	       o->ss_peak, o->ca_peak, o->transient, transient_end(o->transient_by_marks),
+	       o->margin, redopt_limit_by_name(o->limit_by), fmt_weight(b1, sizeof(b1), p->wlog),
+	       o->follow.wlog, fmt_weight(b2, sizeof(b2), o->follow.wlog), o->follow.qth_max,
+	       o->follow.ca_peak, o->follow.transient, o->follow.limit,
+	       redopt_limit_by_name(o->follow.limit_by));
 	if (tc)
 		printf(",\"tc_red\":\"%s\"", tc);	/* check_dev(): nothing to escape */
 	printf("}\n");
@@ -211,7 +339,7 @@ int specctl_model_red(int argc, char **argv)
 		.wlog = REDOPT_DEFAULT_WLOG,
 		.avpkt = REDOPT_DEFAULT_AVPKT,
 	};
-	bool json = false, have_max_p = false;
+	bool json = false, explain = false, have_max_p = false;
 	const char *dev = NULL, *why;
 	struct redopt_model o;
 	char tc[512];
@@ -283,6 +411,9 @@ int specctl_model_red(int argc, char **argv)
 		case OPT_JSON:
 			json = true;
 			break;
+		case OPT_EXPLAIN:
+			explain = true;
+			break;
 		case OPT_TC_RED:
 			check_dev(optarg);
 			dev = optarg;
@@ -308,6 +439,8 @@ int specctl_model_red(int argc, char **argv)
 		specctl_die("missing --min");
 	if (!have_max_p)
 		specctl_die("missing --max-p");
+	if (explain && (json || dev))
+		specctl_die("--explain does not combine with %s", json ? "--json" : "--tc-red");
 
 	/* the one check sch_redopt and q_redopt.so make too */
 	err = redopt_check_params(&p, &why);
@@ -321,6 +454,8 @@ int specctl_model_red(int argc, char **argv)
 		format_tc_red(tc, sizeof(tc), dev, &p, &o);
 	if (json)
 		print_json(&p, &o, dev ? tc : NULL);
+	else if (explain)
+		print_explain(&p, &o);
 	else if (dev)
 		printf("%s\n", tc);
 	else

@@ -15,9 +15,12 @@
  * Flow i's share is mu_i = C / (8 s m) packets/s. Model:
  *
  *   pipe   = sum_i r mu_i = r C / (8 s)            packets in flight
- *   L      = ceil( sum_i SSth_i - pipe ),  >= 1     buffer: the largest queue,
- *                                                   at the end of slow start
- *   limit  = max(L, max_th + 1)                     hard limit in force
+ *   L      = ceil( sum_i SSth_i - pipe ),  >= 1     ss_peak (buffer): the
+ *                                                   queue at the end of slow
+ *                                                   start (the paper's)
+ *   ca_peak, transient                              below, "The peaks"
+ *   limit  = max( max(L, ca_peak, transient) + 10 m,  max_th + 1 )
+ *                                                   hard limit in force
  *
  *   p(Q)   = max_p (Q - min_th) / (max_th0 - min_th),  max_th0 = 3 min_th
  *   Qmax   = min_th + sum_i ( 1 / (p(Qmax) W_i) + w )
@@ -37,6 +40,47 @@
  * Examples (tests/unit/test_red_model.c): two flows, SSth 15 and 15, RTT
  * 59 ms, C 1.5 Mbit/s, s 1000 B: r mu_i = 5.53, L = ceil(30 - 11.06) = 19.
  * m = 2, W = 38, Wlog 9, min_th 5, max_p 0.1: Qmax = 7.30, max_th = 8.
+ *
+ * The peaks. L is not the largest queue: after slow start the windows grow
+ * by one packet per round trip each (Reno) while RED's average, updated
+ * per arrival as avg += w (q - avg), lags the queue. Rounds k = 0, 1, ...
+ * from the first whose windows fill the pipe: the windows sum to u = S + m k
+ * (S = sum_i SSth_i), u packets arrive in the round and the queue ramps
+ * from u - pipe by m over them, g = m / u per arrival. The lag d = q - avg
+ * then follows d <- (1 - w) d + g, so over n arrivals
+ *
+ *   d_n = (1 - w)^n d_0 + (g / w) (1 - (1 - w)^n)
+ *
+ * (on a long ramp the average lags g / w = m / (w u) packets). The average
+ * starts from 0 (the lowest it can be after slow start, so the peaks are
+ * upper bounds on the model's queue):
+ *
+ *   ca_peak   = ceil(q) at the first arrival with avg >= min_th
+ *   transient = ceil(q at H = m) + m, where the hazard H is the sum over
+ *               arrivals of p(avg) past min_th: RED's count-based spacing
+ *               marks at least once per unit of H while avg rises, so when
+ *               H = m each flow (equal shares) has had its mark; the
+ *               senders reduce one round trip later, each window one packet
+ *               larger. If avg reaches max_th first, RED drops every arrival
+ *               and the queue stops there: transient = ceil(q) at that
+ *               arrival (forced drops; by_marks false).
+ *
+ * The order L <= ca_peak <= transient holds by construction; limit_by
+ * names the largest (the first on a tie), or max_th. The margin, one
+ * initial window (10 packets) per flow, covers bursts.
+ *
+ * Example, SSth 15 and 20 of the flows above: q_0 = 35 - 11.06 = 23.94,
+ * (511/512)^35 = 0.934, d_1 = 0.934 * 23.94 + (2 * 512 / 35) * 0.066 =
+ * 24.29, avg_1 = 1.65; avg reaches 5 at q = 29.68 (ca_peak 30) and 8 at
+ * q = 32.68 with H = 0.94 < 2 (transient 33, forced drops): limit 53.
+ *
+ * The weight that follows the queue: wlog_follow is the smallest k with
+ * 2^k >= pipe + min_th (in 1..24), an average whose time constant 1/w is
+ * one to two rounds' arrivals with the queue at min_th (Adaptive RED sets
+ * w from the link rate likewise); follow holds max_th, the peaks and the
+ * limit at that weight (the first k down from there that max_th allows).
+ * Reported only: the qdisc runs Wlog. In the example, k = 5 (16.06 per
+ * round trip): ca_peak 25, transient 25, limit 45.
  *
  * Integer evaluation, exact:
  *
@@ -85,19 +129,49 @@
  *  - max_p_curve: max_p32 (max_th - min_th) < 2^32 2^22 = 2^54.
  *  - every result but m_bound_* fits its field or the parameters are
  *    rejected with -ERANGE.
+ *  - peaks: pipe < 2^31 packets (2^47 in 2^-16). States kept have
+ *    avg < max_th < 2^23 and d <= max(d_0, m 2^Wlog / u) <= max(2^30, 2^24)
+ *    (a convex combination each step), so q < 2^31 and u = pipe + q < 2^32;
+ *    h <= u / (R m) < 2^28, so n = h u + m h (h - 1) / 2 < 2^61; the lag
+ *    m 2^(Wlog + 17) < 2^51 before its division; q, d < 2^49 (2^-16
+ *    packet); products with powers (<= 2^62) < 2^113, shifted by 62.
+ *    ca_peak, transient < 2^31 + m and limit < 2^32.
  *
- * In the kernel, 64-bit divisions go through div64_u64()/div_u64() and the
- * square root is int_sqrt64(); on the host they are '/' and an exact
- * integer square root (both floor, so identical results). The 192-bit
+ * Integer evaluation of the peaks: q, avg, d in 2^-16 packet; (1 - w)^n in
+ * 2^-62 by squaring, so that g / w and its decay do not cancel to noise
+ * when w n is small; H in 2^-32. A step covers h = max(1, floor(u / (R m)))
+ * rounds (R = REDOPT_STEP_RATIO = 16) with the mean ramp g = m h / n: an
+ * upper bound on the lag (the ramp slows while later arrivals weigh more),
+ * exact within a round and while w n << 1; H over a step is the exact sum
+ * on that bound. A step that reaches its goal is halved down to one round,
+ * then the arrival is bisected. Against a per-arrival simulation the peaks
+ * are within -0.5 .. +3 packets + 1/32 of the lag (the tests' grid).
+ *
+ * Steps: u >= m at the start; steps of one round while u < 2 R m, at most
+ * 2 R = 32; then h >= u / (2 R m), so u grows by at least 1 + 1/32 a step
+ * and stays below 2^32: at most ln(2^27) / ln(1 + 1/32) = 608 steps; each
+ * of the three searches (min_th; marks or max_th; feedback or max_th) ends
+ * with at most 2 * 28 + 1 halving and 34 bisection steps: at most 920
+ * steps per weight, each one power (at most 61 squarings).
+ * REDOPT_STEPS_MAX (2048) guards it with -ERANGE.
+ *
+ * In the kernel, 64-bit divisions go through div64_u64()/div_u64(), the
+ * square root is int_sqrt64() and 64 x 64-bit products mul_u64_u64_shr();
+ * on the host they are '/', an exact integer square root and an exact
+ * product by 32-bit halves (all floor, so identical results). The 192-bit
  * division is bit-serial: no division instruction.
  *
  * Choices we made (where algorithms.md is silent):
  *  - one RTT and one W for all flows (one attribute each); SSth per flow.
  *  - L sums the signed terms: the link is work-conserving, so a flow below
  *    its share leaves room to the others. L is floored at 1 packet.
- *  - limit vs L: the model's L may be below max_th + 1; RED needs room
- *    above max_th, so the limit in force is max(L, max_th + 1). Both are
- *    reported (buffer = L, limit = in force).
+ *  - limit vs L: L is the paper's buffer; the limit in force also covers
+ *    the congestion-avoidance peak and the transient, with a margin, and
+ *    RED needs room above max_th (at least max_th + 1). All are reported.
+ *  - the peaks use the model's marking curve (max_p at 3 min_th), the
+ *    shallower of it and RED's (max_p at max_th): marks no earlier.
+ *  - one flow marked per unit of hazard, on distinct flows: RED spaces its
+ *    marks evenly over the arrivals, which the flows share equally.
  *  - w is 2^-Wlog, not the paper's decimal w (0.002 -> Wlog 9, 0.001953):
  *    the model must describe the EWMA that runs. Qmax is 7.30 either way.
  *  - derived W_i may be below one packet (many flows, small pipe): kept as
@@ -153,6 +227,20 @@
 #define REDOPT_DEFAULT_WLOG	9	/* w = 2^-9 = 0.001953 */
 #define REDOPT_DEFAULT_AVPKT	1000U	/* bytes */
 
+/* The peaks (ca_peak, transient) and the limit */
+#define REDOPT_QF		16	/* queue, average, lag: 2^-16 packet */
+#define REDOPT_STEP_RATIO	16U	/* R: a step is h <= u / (R m) rounds */
+#define REDOPT_STEPS_MAX	2048U	/* guard, per weight; the bound is 920 */
+#define REDOPT_BURST_PER_FLOW	10U	/* margin: one initial window per flow */
+
+/* The term that set the limit (redopt_limit_by_name() gives its name) */
+enum {
+	REDOPT_LIMIT_BY_SS_PEAK,
+	REDOPT_LIMIT_BY_CA_PEAK,
+	REDOPT_LIMIT_BY_TRANSIENT,
+	REDOPT_LIMIT_BY_MAX_TH,
+};
+
 /* Configuration: the model's inputs. */
 struct redopt_model_params {
 	u64 bandwidth_bps;	/* C, bit/s, 1..REDOPT_MAX_BANDWIDTH */
@@ -168,13 +256,35 @@ struct redopt_model_params {
 	u32 loss_rate_milli;	/* lambda, 1/1000 loss event/s per flow; 0 = n/a */
 };
 
+/* The queue peaks and the limit at one EWMA weight (see the header comment). */
+struct redopt_peaks {
+	u32 ca_peak;		/* queue when the average reaches min_th, packets */
+	u32 transient;		/* highest queue before the marks take effect */
+	u32 qth_max;		/* max_th at this weight, packets */
+	u32 limit;		/* see struct redopt_model.limit, packets */
+	u32 steps;		/* step evaluations it took (bound: 920) */
+	u8 wlog;		/* the weight 2^-wlog */
+	u8 limit_by;		/* REDOPT_LIMIT_BY_*: the term that set limit */
+	/* the transient ends with the marks; false: the average reaches
+	 * max_th first (forced drops)
+	 */
+	bool by_marks;
+};
+
 /* Results of the model. */
 struct redopt_model {
 	u64 window_milli;	/* W_i used, 1/1000 packet (floor if derived) */
 	u64 pipe_milli;		/* r C / (8 s), 1/1000 packet, floor */
 	u64 m_bound_milli;	/* alpha, 1/1000 flow, floor, saturated */
-	u32 buffer;		/* L, packets, >= 1 */
-	u32 limit;		/* in force: max(L, qth_max + 1), packets */
+	union {
+		u32 ss_peak;	/* L, the slow-start peak, packets, >= 1 */
+		u32 buffer;	/* the same, by its netlink name (BUFFER) */
+	};
+	u32 ca_peak;		/* congestion-avoidance peak, packets */
+	u32 transient;		/* highest queue before the marks take effect */
+	u32 margin;		/* burst margin, REDOPT_BURST_PER_FLOW m packets */
+	/* in force: max(max(L, ca_peak, transient) + margin, qth_max + 1) */
+	u32 limit;		/* packets */
 	u32 qth_min;		/* min_th, packets */
 	u32 qth_max;		/* max_th = ceil(Qmax), packets, > qth_min */
 	u32 qmax_milli;		/* Qmax rounded up, 1/1000 packet */
@@ -182,6 +292,11 @@ struct redopt_model {
 	u32 flows;		/* m used */
 	u32 m_bound;		/* floor(alpha), flows, saturated at U32_MAX */
 	bool m_bound_valid;	/* lambda given: m_bound* are meaningful */
+	u8 limit_by;		/* REDOPT_LIMIT_BY_*: the term that set limit */
+	bool transient_by_marks; /* see struct redopt_peaks.by_marks */
+	u32 steps;		/* step evaluations of the peaks at Wlog */
+	/* the same at the weight that follows the queue; not in force */
+	struct redopt_peaks follow;
 };
 
 /* ---- 64-bit division and square root, kernel and host ---- */
@@ -496,6 +611,412 @@ static inline int redopt__check_inputs(const struct redopt_model_params *p,
 	return 0;
 }
 
+/* Qmax and max_th at EWMA weight 2^-wlog: *x = ceil(1000 (Qmax - min_th)). */
+static inline int redopt__max_th(const struct redopt_model_params *p, u64 gn,
+				 u64 gd, u8 wlog, u64 *x, u32 *qth_max,
+				 const char **why)
+{
+	const u32 m = p->flows, min_th = p->min_th;
+	struct redopt_root root;
+	struct redopt_wide w;
+	u64 a, h, x0, cap;
+
+	root.gd = gd;
+	root.max_p = p->max_p;
+	root.flows = m;
+	root.wlog = wlog;
+
+	/* RHS of (*): 10^6 Gn min_th 2^(33 + Wlog) < 2^156 */
+	redopt_wide_set(&root.rhs, (u64)REDOPT_MILLI * REDOPT_MILLI);
+	redopt_wide_mul(&root.rhs, gn);
+	redopt_wide_mul(&root.rhs, min_th);
+	redopt_wide_mul(&root.rhs, 1ULL << (REDOPT_P_SCALE + 1 + wlog));
+
+	/* a = floor(10^6 A) = floor(10^6 Gn min_th 2^33 / (Gd max_p32)) */
+	redopt_wide_set(&w, (u64)REDOPT_MILLI * REDOPT_MILLI);
+	redopt_wide_mul(&w, gn);
+	redopt_wide_mul(&w, min_th);
+	redopt_wide_mul(&w, 1ULL << (REDOPT_P_SCALE + 1));
+	redopt_wide_div(&w, gd);
+	redopt_wide_div(&w, p->max_p);
+	a = redopt_wide_to_u64_sat(&w);
+
+	/* X0 = h + sqrt(h^2 + a), h = 1000 B / 2 = 500 m 2^-Wlog <= 2^18 */
+	cap = U32_MAX - (u64)REDOPT_MILLI * min_th;	/* qmax_milli fits u32 */
+	h = ((u64)REDOPT_MILLI / 2 * m) >> wlog;
+	if (a > U64_MAX - h * h)
+		x0 = cap;
+	else
+		x0 = h + redopt_isqrt64(h * h + a);
+
+	*x = redopt_root_ceil(&root, x0, cap);		/* ceil(1000 x) */
+	if (*x > cap)
+		return redopt__reject(why,
+				      "max_th out of range (Qmax above 4294967 packets): raise max_p or the window",
+				      -ERANGE);
+	*qth_max = min_th + ((u32)*x + REDOPT_MILLI - 1) / REDOPT_MILLI;
+	/* red.h: fls(qth_max) + Wlog < 32 */
+	if (*qth_max > (U32_MAX >> (wlog + 1)))
+		return redopt__reject(why,
+				      "max_th << Wlog exceeds 32 bits: lower Wlog (larger EWMA weight) or raise max_p",
+				      -ERANGE);
+	return 0;
+}
+
+/* ---- the congestion-avoidance peak and the transient ---- */
+
+#define REDOPT_ONE62		BIT_ULL(62)	/* 1.0 in the powers' 2^-62 units */
+
+#ifdef __KERNEL__
+/* floor(a b / 2^62), a b < 2^126 */
+static inline u64 redopt_mul_q62(u64 a, u64 b)
+{
+	return mul_u64_u64_shr(a, b, 62);
+}
+#else
+/* floor(a b / 2^62), a b < 2^126: exact, by 32-bit halves (as math64.h) */
+static inline u64 redopt_mul_q62(u64 a, u64 b)
+{
+	u64 ll = (a & U32_MAX) * (b & U32_MAX), lh = (a & U32_MAX) * (b >> 32);
+	u64 hl = (a >> 32) * (b & U32_MAX), hh = (a >> 32) * (b >> 32);
+	u64 mid = (ll >> 32) + (lh & U32_MAX) + (hl & U32_MAX);	/* < 3 2^32 */
+	u64 hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	u64 lo = (ll & U32_MAX) | (mid << 32);
+
+	return (lo >> 62) | (hi << 2);
+}
+#endif /* __KERNEL__ */
+
+/*
+ * (1 - 2^-wlog)^n in units of 2^-62 (REDOPT_ONE62 is 1.0), by squaring,
+ * each product rounded down: factors <= 2^62, products < 2^124.
+ */
+static inline u64 redopt_pow_q62(u8 wlog, u64 n)
+{
+	u64 b = REDOPT_ONE62 - (REDOPT_ONE62 >> wlog), r = REDOPT_ONE62;
+
+	for (;;) {
+		if (n & 1)
+			r = redopt_mul_q62(r, b);
+		n >>= 1;
+		if (!n || !r)
+			return r;
+		b = redopt_mul_q62(b, b);
+		if (!b)
+			return 0;
+	}
+}
+
+/* floor(x a / 2^32) for x < 2^63, a <= 2^32: (x >> 32) a < 2^63 */
+static inline u64 redopt_mul_q32(u64 x, u64 a)
+{
+	return (x >> 32) * a + (((x & U32_MAX) * a) >> 32);
+}
+
+/* Constants of the peaks at one weight. */
+struct redopt_ca {
+	u64 pipe;		/* r C / (8 s), 2^-16 packet, floor */
+	u64 min_th;		/* 2^-16 packet */
+	u64 max_th;		/* 2^-16 packet */
+	u32 min_th_pkts;
+	u32 flows;		/* m */
+	u32 max_p;		/* 2^-32 */
+	u32 steps;		/* step evaluations so far */
+	u8 wlog;
+};
+
+/* The queue at one packet arrival of the congestion-avoidance rounds. */
+struct redopt_ca_state {
+	u64 u;			/* windows' sum this round = its arrivals */
+	u64 j;			/* arrivals of this round so far, < u */
+	u64 q;			/* queue, 2^-16 packet */
+	u64 d;			/* lag q - avg, 2^-16 packet */
+	u64 avg;		/* RED's average, 2^-16 packet */
+	u64 haz;		/* marking hazard, 2^-32 */
+};
+
+/* Stop at the first arrival where one of these is reached (U64_MAX: none). */
+struct redopt_ca_goal {
+	u64 avg, q, haz;
+};
+
+/*
+ * k x in 2^-32 units, k = max_p / (2 min_th) (the model's curve): x is
+ * avg - min_th in 2^-16 packet, clipped to max_th - min_th (< 2^39), so
+ * max_p32 x / 2^32 < 2^39 and the shift < 2^54.
+ */
+static inline u64 redopt__ca_prob(const struct redopt_ca *c, u64 x)
+{
+	x = min_t(u64, x, c->max_th - c->min_th);
+	return redopt_div_u64_u32(redopt_mul_q32(x, c->max_p) << 15,
+				  c->min_th_pkts);
+}
+
+/*
+ * The hazard of the n arrivals from s to t: k sum_i (avg_i - min_th) over
+ * i = 1..n, on the bound avg_i >= q_s + g i - L - (d_s - L) (1 - w)^i of
+ * the step (chord g = (q_t - q_s) / n of the queue, L = g / w). Its mean
+ * is e = q_s - min_th - L + g (n + 1) / 2 - (d_s - L) (1 - w) F with
+ * F = (1 - (1 - w)^n) / (w n) <= 1, in 2^-62 units: (2^62 - a) / n 2^wlog,
+ * the remainder's part only while n <= 2^40 (it is then < 2^64; beyond,
+ * w n >= 2^16 and it is below 2^-38). L and F nearly cancel when w n is
+ * small: hence the 2^-62 units. Terms of e < 2^50 (2^-16 packet): s64.
+ */
+static inline u64 redopt__ca_haz(const struct redopt_ca *c,
+				 const struct redopt_ca_state *s,
+				 const struct redopt_ca_state *t, u64 n, u64 a,
+				 u64 lag)
+{
+	u64 grow = t->q - s->q, f, r, term, p;
+	s64 e;
+
+	f = redopt_div_u64_u64(REDOPT_ONE62 - a, n);
+	r = REDOPT_ONE62 - a - f * n;
+	f <<= c->wlog;					/* <= 2^62: F <= 1 */
+	if (!(n >> 40))
+		f += redopt_div_u64_u64(r << c->wlog, n);
+	term = redopt_mul_q62(s->d > lag ? s->d - lag : lag - s->d, f);
+	term -= term >> c->wlog;
+	e = (s64)s->q - (s64)c->min_th - (s64)lag +
+	    (s64)(grow / 2 + redopt_div_u64_u64(grow, 2 * n));
+	e += s->d > lag ? -(s64)term : (s64)term;
+	if (e <= 0)
+		return s->haz;
+	p = redopt__ca_prob(c, (u64)e);
+	if (!p)
+		return s->haz;
+	if (n > redopt_div_u64_u64(U64_MAX - s->haz, p))
+		return U64_MAX;
+	return s->haz + n * p;
+}
+
+/*
+ * The state h rounds on from s (h >= 1: the rest of this round, then h - 1
+ * whole rounds), or, with h = 0, at arrival j of this round (s->j < j <= u).
+ * The queue ramps by m / u per arrival in a round of u arrivals, so by g
+ * = m h / n on average over the step; the lag is then at most
+ * d (1 - w)^n + (g / w) (1 - (1 - w)^n) (the ramp slows as u grows while
+ * the later arrivals weigh more), exact for h <= 1 and when w n << 1.
+ */
+static inline void redopt__ca_step(struct redopt_ca *c,
+				   const struct redopt_ca_state *s, u64 h, u64 j,
+				   struct redopt_ca_state *t)
+{
+	u64 n, a, lag;
+
+	c->steps++;
+	if (h) {
+		/* h u + m h (h - 1) / 2 - j: h u < 2^60, m h^2 < 2^56 */
+		n = h * s->u + c->flows * (h * (h - 1) / 2) - s->j;
+		t->u = s->u + c->flows * h;
+		t->j = 0;
+		t->q = (t->u << REDOPT_QF) - c->pipe;
+	} else {
+		/* m j / u more than at the round's start: m j 2^16 < 2^59 */
+		n = j - s->j;
+		t->u = s->u;
+		t->j = j;
+		t->q = (s->u << REDOPT_QF) - c->pipe +
+		       redopt_div_u64_u64(((u64)c->flows * j) << REDOPT_QF, s->u);
+	}
+	a = redopt_pow_q62(c->wlog, n);
+	/*
+	 * g / w with g the mean ramp m h / n = 2 m / (2 u + m (h - 1)) (m / u
+	 * within a round): m 2^(wlog + 17) < 2^51, 2 u + m h < 2^34
+	 */
+	lag = redopt_div_u64_u64((u64)c->flows << (c->wlog + REDOPT_QF + 1),
+				 2 * s->u + (h ? c->flows * (h - 1) : 0));
+	t->d = redopt_mul_q62(s->d, a) + lag - redopt_mul_q62(lag, a);
+	t->avg = t->q > t->d ? t->q - t->d : 0;
+	t->haz = redopt__ca_haz(c, s, t, n, a, lag);
+}
+
+static inline bool redopt__ca_hit(const struct redopt_ca_goal *g,
+				  const struct redopt_ca_state *t)
+{
+	return t->avg >= g->avg || t->q >= g->q || t->haz >= g->haz;
+}
+
+/*
+ * Move *s to the first arrival where the goal is reached: steps of
+ * max(1, u / (R m)) rounds; a step that reaches it is halved until one
+ * round remains, then the arrival is found by bisection. Splitting a step
+ * only lowers the lag bound, so a half reaches what the whole did, except
+ * for the trapezoid of the hazard: then the end of the span is taken.
+ */
+static inline int redopt__ca_search(struct redopt_ca *c,
+				    struct redopt_ca_state *s,
+				    const struct redopt_ca_goal *g)
+{
+	struct redopt_ca_state t;
+	u64 h, half, lo, hi, mid;
+
+	if (redopt__ca_hit(g, s))
+		return 0;
+	for (;;) {
+		if (c->steps > REDOPT_STEPS_MAX)
+			return -ERANGE;
+		h = s->j ? 1 : max_t(u64, 1, redopt_div_u64_u32(s->u,
+					REDOPT_STEP_RATIO * c->flows));
+		redopt__ca_step(c, s, h, 0, &t);
+		if (!redopt__ca_hit(g, &t)) {
+			*s = t;
+			continue;
+		}
+		while (h > 1) {
+			half = h / 2;
+			redopt__ca_step(c, s, half, 0, &t);
+			if (redopt__ca_hit(g, &t)) {
+				h = half;
+				continue;
+			}
+			*s = t;
+			h -= half;
+			redopt__ca_step(c, s, h, 0, &t);
+			if (!redopt__ca_hit(g, &t)) {
+				*s = t;
+				return 0;
+			}
+		}
+		lo = s->j;
+		hi = s->u;
+		while (hi - lo > 1) {
+			mid = lo + (hi - lo) / 2;
+			redopt__ca_step(c, s, 0, mid, &t);
+			if (redopt__ca_hit(g, &t))
+				hi = mid;
+			else
+				lo = mid;
+		}
+		redopt__ca_step(c, s, 0, hi, &t);
+		*s = t;
+		if (s->j == s->u) {		/* the next round's start */
+			s->u += c->flows;
+			s->j = 0;
+		}
+		return 0;
+	}
+}
+
+/*
+ * ca_peak and transient at weight 2^-wlog with max_th qth_max (header
+ * comment, "The peaks"); 0, or -ERANGE if the step guard is reached.
+ */
+static inline int redopt__peaks(const struct redopt_model_params *p,
+				u64 pipe, u64 sum_ss, u8 wlog, u32 qth_max,
+				struct redopt_peaks *pk)
+{
+	const u32 m = p->flows;
+	struct redopt_ca c = {
+		.pipe = pipe,
+		.min_th = (u64)p->min_th << REDOPT_QF,
+		.max_th = (u64)qth_max << REDOPT_QF,
+		.min_th_pkts = p->min_th,
+		.flows = m,
+		.max_p = p->max_p,
+		.wlog = wlog,
+	};
+	struct redopt_ca_goal g = { U64_MAX, U64_MAX, U64_MAX };
+	struct redopt_ca_state s = { 0 };
+	u64 k0, qm;
+	int err;
+
+	/* the first round whose windows fill the pipe: q >= 0, avg 0 */
+	s.u = sum_ss;
+	if ((sum_ss << REDOPT_QF) < pipe) {
+		k0 = redopt_div_u64_u32(pipe - (sum_ss << REDOPT_QF) +
+					((u64)m << REDOPT_QF) - 1,
+					m << REDOPT_QF);
+		s.u += m * k0;
+	}
+	s.q = (s.u << REDOPT_QF) - pipe;
+	s.d = s.q;
+
+	/* ca_peak: the average reaches min_th */
+	g.avg = c.min_th;
+	err = redopt__ca_search(&c, &s, &g);
+	if (err)
+		return err;
+	pk->ca_peak = (u32)((s.q + (1U << REDOPT_QF) - 1) >> REDOPT_QF);
+
+	/* every flow marked (hazard m), or the average at max_th */
+	s.haz = 0;
+	g.avg = c.max_th;
+	g.haz = (u64)m << 32;
+	err = redopt__ca_search(&c, &s, &g);
+	if (err)
+		return err;
+	if (s.avg < c.max_th) {
+		/* one round of feedback: m packets more, unless max_th first */
+		qm = s.q + ((u64)m << REDOPT_QF);
+		g.q = qm;
+		g.haz = U64_MAX;
+		err = redopt__ca_search(&c, &s, &g);
+		if (err)
+			return err;
+		s.q = min_t(u64, s.q, qm);
+	}
+	pk->by_marks = s.avg < c.max_th;
+	pk->transient = (u32)((s.q + (1U << REDOPT_QF) - 1) >> REDOPT_QF);
+	pk->qth_max = qth_max;
+	pk->wlog = wlog;
+	pk->steps = c.steps;
+	return 0;
+}
+
+/* limit = max(max(L, ca_peak, transient) + margin, max_th + 1) */
+static inline void redopt__limit(u32 ss_peak, u32 margin, struct redopt_peaks *pk)
+{
+	u32 top = ss_peak;
+	u8 by = REDOPT_LIMIT_BY_SS_PEAK;
+	u64 lim;
+
+	if (pk->ca_peak > top) {
+		top = pk->ca_peak;
+		by = REDOPT_LIMIT_BY_CA_PEAK;
+	}
+	if (pk->transient > top) {
+		top = pk->transient;
+		by = REDOPT_LIMIT_BY_TRANSIENT;
+	}
+	lim = (u64)top + margin;
+	if (lim < (u64)pk->qth_max + 1) {
+		lim = (u64)pk->qth_max + 1;
+		by = REDOPT_LIMIT_BY_MAX_TH;
+	}
+	pk->limit = (u32)min_t(u64, lim, U32_MAX);
+	pk->limit_by = by;
+}
+
+static inline const char *redopt_limit_by_name(u8 by)
+{
+	switch (by) {
+	case REDOPT_LIMIT_BY_SS_PEAK:
+		return "ss_peak";
+	case REDOPT_LIMIT_BY_CA_PEAK:
+		return "ca_peak";
+	case REDOPT_LIMIT_BY_TRANSIENT:
+		return "transient";
+	default:
+		return "max_th";
+	}
+}
+
+/*
+ * The Wlog whose average follows the queue: the smallest k with 2^k >=
+ * pipe + min_th (2^-16 packet, < 2^48), i.e. a time constant of one to two
+ * rounds' arrivals with the queue at min_th; in REDOPT_WLOG_MIN..MAX.
+ */
+static inline u8 redopt__wlog_follow(u64 pipe, u32 min_th)
+{
+	u64 per_rtt = pipe + ((u64)min_th << REDOPT_QF);
+	u8 k = REDOPT_WLOG_MIN;
+
+	while (k < REDOPT_WLOG_MAX && (1ULL << (k + REDOPT_QF)) < per_rtt)
+		k++;
+	return k;
+}
+
 /*
  * Run the model: 0 and *out filled, or -EINVAL/-ERANGE with a static reason
  * string in *why (if why is not NULL) and *out untouched.
@@ -504,11 +1025,13 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 				       struct redopt_model *out, const char **why)
 {
 	const u64 c = p->bandwidth_bps, rtt = p->rtt_us, s = p->avpkt;
+	const u64 bdp_div = 8 * REDOPT_USEC_PER_SEC * s;	/* < 2^39 */
 	const u32 m = p->flows, min_th = p->min_th;
-	struct redopt_root root;
+	struct redopt_peaks pk, fol, tmp;
 	struct redopt_wide w;
-	u64 cr, pipe, sum_ss, buffer, gn, a, h, x0, cap, x, alpha_milli, w_milli;
-	u32 qth_max, i;
+	u64 cr, pipe, pipe16, sum_ss, buffer, gn, gd, x, xf, alpha_milli, w_milli;
+	u32 qth_max, qf, margin, i;
+	u8 k;
 	int err;
 
 	err = redopt__check_inputs(p, why);
@@ -517,7 +1040,10 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 
 	/* L = S - floor(r C / (8 s)), floored at 1 */
 	cr = c * rtt;					/* C r_us <= 1e18 */
-	pipe = redopt_div_u64_u64(cr, 8 * REDOPT_USEC_PER_SEC * s);
+	pipe = redopt_div_u64_u64(cr, bdp_div);
+	/* pipe in 2^-16 packet: the remainder < 2^39, shifted < 2^55 */
+	pipe16 = (pipe << REDOPT_QF) +
+		 redopt_div_u64_u64((cr - pipe * bdp_div) << REDOPT_QF, bdp_div);
 	if (p->n_ssthresh == 1) {
 		sum_ss = (u64)p->ssthresh[0] * m;
 	} else {
@@ -530,57 +1056,49 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 	/* sum_i 1/W_i = Gn / Gd */
 	if (p->window) {
 		gn = m;
-		root.gd = p->window;
+		gd = p->window;
 		w_milli = (u64)p->window * REDOPT_MILLI;
 	} else {
 		/* W = (C r_us + 8e6 s min_th) / (8e6 s m) */
 		gn = 8 * REDOPT_USEC_PER_SEC * s * m * m;		/* < 2^59 */
-		root.gd = cr + 8 * REDOPT_USEC_PER_SEC * s * min_th;	/* < 2^61 */
-		w_milli = redopt_div_u64_u64(root.gd, REDOPT_MILLI * 8 * s * m);
+		gd = cr + 8 * REDOPT_USEC_PER_SEC * s * min_th;		/* < 2^61 */
+		w_milli = redopt_div_u64_u64(gd, REDOPT_MILLI * 8 * s * m);
 	}
-	root.max_p = p->max_p;
-	root.flows = m;
-	root.wlog = p->wlog;
 
-	/* RHS of (*): 10^6 Gn min_th 2^(33 + Wlog) < 2^156 */
-	redopt_wide_set(&root.rhs, (u64)REDOPT_MILLI * REDOPT_MILLI);
-	redopt_wide_mul(&root.rhs, gn);
-	redopt_wide_mul(&root.rhs, min_th);
-	redopt_wide_mul(&root.rhs, 1ULL << (REDOPT_P_SCALE + 1 + p->wlog));
+	err = redopt__max_th(p, gn, gd, p->wlog, &x, &qth_max, why);
+	if (err)
+		return err;
 
-	/* a = floor(10^6 A) = floor(10^6 Gn min_th 2^33 / (Gd max_p32)) */
-	redopt_wide_set(&w, (u64)REDOPT_MILLI * REDOPT_MILLI);
-	redopt_wide_mul(&w, gn);
-	redopt_wide_mul(&w, min_th);
-	redopt_wide_mul(&w, 1ULL << (REDOPT_P_SCALE + 1));
-	redopt_wide_div(&w, root.gd);
-	redopt_wide_div(&w, p->max_p);
-	a = redopt_wide_to_u64_sat(&w);
-
-	/* X0 = h + sqrt(h^2 + a), h = 1000 B / 2 = 500 m 2^-Wlog <= 2^18 */
-	cap = U32_MAX - (u64)REDOPT_MILLI * min_th;	/* qmax_milli fits u32 */
-	h = ((u64)REDOPT_MILLI / 2 * m) >> p->wlog;
-	if (a > U64_MAX - h * h)
-		x0 = cap;
-	else
-		x0 = h + redopt_isqrt64(h * h + a);
-
-	x = redopt_root_ceil(&root, x0, cap);		/* ceil(1000 x) */
-	if (x > cap)
+	/* the peaks at Wlog, then at the weight that follows the queue */
+	margin = REDOPT_BURST_PER_FLOW * m;
+	err = redopt__peaks(p, pipe16, sum_ss, p->wlog, qth_max, &pk);
+	if (err)
 		return redopt__reject(why,
-				      "max_th out of range (Qmax above 4294967 packets): raise max_p or the window",
+				      "the congestion-avoidance peak did not converge",
 				      -ERANGE);
-	qth_max = min_th + ((u32)x + REDOPT_MILLI - 1) / REDOPT_MILLI;
-	/* red.h: fls(qth_max) + Wlog < 32 */
-	if (qth_max > (U32_MAX >> (p->wlog + 1)))
-		return redopt__reject(why,
-				      "max_th << Wlog exceeds 32 bits: lower Wlog (larger EWMA weight) or raise max_p",
-				      -ERANGE);
+	redopt__limit((u32)buffer, margin, &pk);
+	fol = pk;
+	for (k = redopt__wlog_follow(pipe16, min_th); k >= REDOPT_WLOG_MIN; k--) {
+		if (redopt__max_th(p, gn, gd, k, &xf, &qf, NULL))
+			continue;
+		if (!redopt__peaks(p, pipe16, sum_ss, k, qf, &tmp)) {
+			redopt__limit((u32)buffer, margin, &tmp);
+			fol = tmp;
+		}
+		break;
+	}
 
 	out->window_milli = w_milli;
 	out->pipe_milli = redopt_div_u64_u64(cr, (u64)REDOPT_MILLI * 8 * s);
 	out->buffer = (u32)buffer;
-	out->limit = max_t(u32, (u32)buffer, qth_max + 1);
+	out->ca_peak = pk.ca_peak;
+	out->transient = pk.transient;
+	out->margin = margin;
+	out->limit = pk.limit;
+	out->limit_by = pk.limit_by;
+	out->transient_by_marks = pk.by_marks;
+	out->steps = pk.steps;
+	out->follow = fol;
 	out->qth_min = min_th;
 	out->qth_max = qth_max;
 	out->qmax_milli = REDOPT_MILLI * min_th + (u32)x;

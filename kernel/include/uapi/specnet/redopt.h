@@ -34,8 +34,10 @@ enum {
 				 * 1/1000 event/s (optional, 0 = n/a;
 				 * gives M_BOUND) */
 	/* ---- computed (dump only) ---- */
-	TCA_REDOPT_BUFFER,	/* u32, the model's buffer size L, packets */
-	TCA_REDOPT_LIMIT,	/* u32, limit in force max(L, max_th + 1), packets */
+	TCA_REDOPT_BUFFER,	/* u32, the model's L: the slow-start peak
+				 * (ss_peak), packets */
+	TCA_REDOPT_LIMIT,	/* u32, limit in force, packets: max(max(L,
+				 * ca_peak, transient) + 10 m, max_th + 1) */
 	TCA_REDOPT_QTH_MIN,	/* u32, min_th in force, packets */
 	TCA_REDOPT_QTH_MAX,	/* u32, max_th in force = ceil(Qmax), packets */
 	TCA_REDOPT_QMAX,	/* u32, Qmax, 1/1000 packet */
