@@ -324,6 +324,72 @@ static const struct nla_policy redopt_policy[TCA_REDOPT_MAX + 1] = {
 	[TCA_REDOPT_M_BOUND]	= { .type = NLA_REJECT },
 };
 
+/* The model's reason for a refusal, as the literal netlink takes */
+static void redopt_set_err(struct netlink_ext_ack *extack, const char *why)
+{
+	switch (redopt_reason_code(why)) {
+	case REDOPT_WHY_BW_REQUIRED:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_BW_REQUIRED);
+		break;
+	case REDOPT_WHY_BW_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_BW_RANGE);
+		break;
+	case REDOPT_WHY_RTT_REQUIRED:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_RTT_REQUIRED);
+		break;
+	case REDOPT_WHY_RTT_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_RTT_RANGE);
+		break;
+	case REDOPT_WHY_FLOWS_REQUIRED:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_FLOWS_REQUIRED);
+		break;
+	case REDOPT_WHY_FLOWS_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_FLOWS_RANGE);
+		break;
+	case REDOPT_WHY_SS_REQUIRED:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_SS_REQUIRED);
+		break;
+	case REDOPT_WHY_SS_COUNT:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_SS_COUNT);
+		break;
+	case REDOPT_WHY_SS_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_SS_RANGE);
+		break;
+	case REDOPT_WHY_WINDOW_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_WINDOW_RANGE);
+		break;
+	case REDOPT_WHY_MIN_REQUIRED:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_MIN_REQUIRED);
+		break;
+	case REDOPT_WHY_MIN_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_MIN_RANGE);
+		break;
+	case REDOPT_WHY_MAX_P:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_MAX_P);
+		break;
+	case REDOPT_WHY_WLOG_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_WLOG_RANGE);
+		break;
+	case REDOPT_WHY_AVPKT_REQUIRED:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_AVPKT_REQUIRED);
+		break;
+	case REDOPT_WHY_AVPKT_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_AVPKT_RANGE);
+		break;
+	case REDOPT_WHY_QMAX_RANGE:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_QMAX_RANGE);
+		break;
+	case REDOPT_WHY_MAX_TH_WLOG:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_MAX_TH_WLOG);
+		break;
+	case REDOPT_WHY_PEAKS:
+		NL_SET_ERR_MSG(extack, REDOPT_MSG_PEAKS);
+		break;
+	default:
+		NL_SET_ERR_MSG_MOD(extack, "invalid redopt parameters");
+	}
+}
+
 /*
  * init and change: build the new configuration from the old one and the
  * attributes given, validate it with the model (the one check every entry
@@ -401,10 +467,7 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	err = redopt_model_compute(&p, &m, &why);
 	if (err) {
-		if (why && extack)
-			extack->_msg = why;	/* a static string of red_model.h */
-		else
-			NL_SET_ERR_MSG_MOD(extack, "invalid redopt parameters");
+		redopt_set_err(extack, why);
 		goto err_free;
 	}
 	if (!red_check_params(m.qth_min, m.qth_max, c.wlog, 0, NULL)) {

@@ -1060,6 +1060,33 @@ static void test_wide(void)
 	CHECK(redopt_wide_to_u64_sat(&w) == 12345, "to u64");
 }
 
+/* Every refusal's message maps back to its code, for the qdisc's extack. */
+static void test_reasons(void)
+{
+	struct redopt_model_params p = example();
+	struct redopt_model o;
+	const char *why = NULL;
+	char copy[] = "bandwidth is required (bit/s)";
+	unsigned int c;
+
+	for (c = 0; c < REDOPT_WHY_MAX; c++) {
+		CHECK(redopt_reason_msg(c) && *redopt_reason_msg(c), "code %u: a message", c);
+		CHECK(redopt_reason_code(redopt_reason_msg(c)) == c, "code %u: back", c);
+	}
+	CHECK(!redopt_reason_msg(REDOPT_WHY_MAX), "no message past the codes");
+	CHECK(redopt_reason_code(NULL) == REDOPT_WHY_MAX, "NULL: no code");
+	CHECK(redopt_reason_code(copy) == REDOPT_WHY_MAX,
+	      "a copy of a message is not the table's");
+	/* a refusal gives the table's message, hence its code */
+	p.min_th = 0;
+	CHECK(redopt_model_compute(&p, &o, &why) == -EINVAL &&
+	      redopt_reason_code(why) == REDOPT_WHY_MIN_REQUIRED, "min_th 0: %s", why);
+	p = example();
+	p.wlog = 25;
+	CHECK(redopt_model_compute(&p, &o, &why) == -ERANGE &&
+	      redopt_reason_code(why) == REDOPT_WHY_WLOG_RANGE, "Wlog 25: %s", why);
+}
+
 static void test_isqrt(void)
 {
 	unsigned int bad = 0;
@@ -1124,6 +1151,7 @@ int main(void)
 	RUN(test_worked_cases);
 	RUN(test_peaks_sim);
 	RUN(test_rejections);
+	RUN(test_reasons);
 	RUN(test_grid_given_window);
 	RUN(test_grid_derived_window);
 	RUN(test_random);

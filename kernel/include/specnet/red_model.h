@@ -553,10 +553,101 @@ static inline u64 redopt_root_ceil(const struct redopt_root *r, u64 x0, u64 cap)
 	return hi;
 }
 
-static inline int redopt__reject(const char **why, const char *reason, int err)
+/*
+ * Why a configuration is refused: one code per reason (enum redopt_reason)
+ * and its message (REDOPT_MSG_*). The entry points get the message (@why);
+ * the qdisc maps it back to its code (redopt_reason_code()) and hands
+ * netlink the literal, as NL_SET_ERR_MSG() wants it on every kernel.
+ */
+#define REDOPT_MSG_BW_REQUIRED	"bandwidth is required (bit/s)"
+#define REDOPT_MSG_BW_RANGE	"bandwidth must be 1..100000000000 bit/s (100 Gbit/s)"
+#define REDOPT_MSG_RTT_REQUIRED	"rtt is required (us)"
+#define REDOPT_MSG_RTT_RANGE	"rtt must be 1..10000000 us (10 s)"
+#define REDOPT_MSG_FLOWS_REQUIRED	"flows is required (1..1024)"
+#define REDOPT_MSG_FLOWS_RANGE	"flows must be 1..1024"
+#define REDOPT_MSG_SS_REQUIRED	"ssthresh is required (packets)"
+#define REDOPT_MSG_SS_COUNT	"ssthresh needs one value for all flows or one per flow"
+#define REDOPT_MSG_SS_RANGE	"ssthresh must be 1..1000000 packets"
+#define REDOPT_MSG_WINDOW_RANGE	"window must be 1..10000000 packets (0 = derive)"
+#define REDOPT_MSG_MIN_REQUIRED	"min_th is required (packets)"
+#define REDOPT_MSG_MIN_RANGE	"min_th must be 1..1000000 packets"
+#define REDOPT_MSG_MAX_P	"max_p must be in (0, 1]"
+#define REDOPT_MSG_WLOG_RANGE	"Wlog must be 1..24 (EWMA weight w = 2^-Wlog)"
+#define REDOPT_MSG_AVPKT_REQUIRED	"avpkt is required (bytes)"
+#define REDOPT_MSG_AVPKT_RANGE	"avpkt must be 64..65535 bytes"
+#define REDOPT_MSG_QMAX_RANGE	\
+	"max_th out of range (Qmax above 4294967 packets): raise max_p or the window"
+#define REDOPT_MSG_MAX_TH_WLOG	\
+	"max_th << Wlog exceeds 32 bits: lower Wlog (larger EWMA weight) or raise max_p"
+#define REDOPT_MSG_PEAKS	"the congestion-avoidance peak did not converge"
+
+enum redopt_reason {
+	REDOPT_WHY_BW_REQUIRED,
+	REDOPT_WHY_BW_RANGE,
+	REDOPT_WHY_RTT_REQUIRED,
+	REDOPT_WHY_RTT_RANGE,
+	REDOPT_WHY_FLOWS_REQUIRED,
+	REDOPT_WHY_FLOWS_RANGE,
+	REDOPT_WHY_SS_REQUIRED,
+	REDOPT_WHY_SS_COUNT,
+	REDOPT_WHY_SS_RANGE,
+	REDOPT_WHY_WINDOW_RANGE,
+	REDOPT_WHY_MIN_REQUIRED,
+	REDOPT_WHY_MIN_RANGE,
+	REDOPT_WHY_MAX_P,
+	REDOPT_WHY_WLOG_RANGE,
+	REDOPT_WHY_AVPKT_REQUIRED,
+	REDOPT_WHY_AVPKT_RANGE,
+	REDOPT_WHY_QMAX_RANGE,
+	REDOPT_WHY_MAX_TH_WLOG,
+	REDOPT_WHY_PEAKS,
+	REDOPT_WHY_MAX
+};
+
+/* The message of @code (a static string), NULL for no such code. */
+static inline const char *redopt_reason_msg(unsigned int code)
+{
+	static const char *const msg[REDOPT_WHY_MAX] = {
+		[REDOPT_WHY_BW_REQUIRED] = REDOPT_MSG_BW_REQUIRED,
+		[REDOPT_WHY_BW_RANGE] = REDOPT_MSG_BW_RANGE,
+		[REDOPT_WHY_RTT_REQUIRED] = REDOPT_MSG_RTT_REQUIRED,
+		[REDOPT_WHY_RTT_RANGE] = REDOPT_MSG_RTT_RANGE,
+		[REDOPT_WHY_FLOWS_REQUIRED] = REDOPT_MSG_FLOWS_REQUIRED,
+		[REDOPT_WHY_FLOWS_RANGE] = REDOPT_MSG_FLOWS_RANGE,
+		[REDOPT_WHY_SS_REQUIRED] = REDOPT_MSG_SS_REQUIRED,
+		[REDOPT_WHY_SS_COUNT] = REDOPT_MSG_SS_COUNT,
+		[REDOPT_WHY_SS_RANGE] = REDOPT_MSG_SS_RANGE,
+		[REDOPT_WHY_WINDOW_RANGE] = REDOPT_MSG_WINDOW_RANGE,
+		[REDOPT_WHY_MIN_REQUIRED] = REDOPT_MSG_MIN_REQUIRED,
+		[REDOPT_WHY_MIN_RANGE] = REDOPT_MSG_MIN_RANGE,
+		[REDOPT_WHY_MAX_P] = REDOPT_MSG_MAX_P,
+		[REDOPT_WHY_WLOG_RANGE] = REDOPT_MSG_WLOG_RANGE,
+		[REDOPT_WHY_AVPKT_REQUIRED] = REDOPT_MSG_AVPKT_REQUIRED,
+		[REDOPT_WHY_AVPKT_RANGE] = REDOPT_MSG_AVPKT_RANGE,
+		[REDOPT_WHY_QMAX_RANGE] = REDOPT_MSG_QMAX_RANGE,
+		[REDOPT_WHY_MAX_TH_WLOG] = REDOPT_MSG_MAX_TH_WLOG,
+		[REDOPT_WHY_PEAKS] = REDOPT_MSG_PEAKS,
+	};
+
+	return code < REDOPT_WHY_MAX ? msg[code] : NULL;
+}
+
+/* The code of a message redopt_reason_msg() gave, REDOPT_WHY_MAX if none. */
+static inline unsigned int redopt_reason_code(const char *why)
+{
+	unsigned int c;
+
+	for (c = 0; c < REDOPT_WHY_MAX; c++)
+		if (why && why == redopt_reason_msg(c))
+			break;
+	return c;
+}
+
+static inline int redopt__reject(const char **why, enum redopt_reason code,
+				 int err)
 {
 	if (why)
-		*why = reason;
+		*why = redopt_reason_msg(code);
 	return err;
 }
 
@@ -569,45 +660,39 @@ static inline int redopt__check_inputs(const struct redopt_model_params *p,
 	u32 i;
 
 	if (!p->bandwidth_bps)
-		return redopt__reject(why, "bandwidth is required (bit/s)", -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_BW_REQUIRED, -EINVAL);
 	if (p->bandwidth_bps > REDOPT_MAX_BANDWIDTH)
-		return redopt__reject(why,
-				      "bandwidth must be 1..100000000000 bit/s (100 Gbit/s)",
-				      -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_BW_RANGE, -ERANGE);
 	if (!p->rtt_us)
-		return redopt__reject(why, "rtt is required (us)", -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_RTT_REQUIRED, -EINVAL);
 	if (p->rtt_us > REDOPT_MAX_RTT_US)
-		return redopt__reject(why, "rtt must be 1..10000000 us (10 s)", -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_RTT_RANGE, -ERANGE);
 	if (!p->flows)
-		return redopt__reject(why, "flows is required (1..1024)", -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_FLOWS_REQUIRED, -EINVAL);
 	if (p->flows > TC_REDOPT_MAX_FLOWS)
-		return redopt__reject(why, "flows must be 1..1024", -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_FLOWS_RANGE, -ERANGE);
 	if (!p->ssthresh || !p->n_ssthresh)
-		return redopt__reject(why, "ssthresh is required (packets)", -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_SS_REQUIRED, -EINVAL);
 	if (p->n_ssthresh != 1 && p->n_ssthresh != p->flows)
-		return redopt__reject(why,
-				      "ssthresh needs one value for all flows or one per flow",
-				      -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_SS_COUNT, -EINVAL);
 	for (i = 0; i < p->n_ssthresh; i++) {
 		if (!p->ssthresh[i] || p->ssthresh[i] > REDOPT_MAX_SSTHRESH)
-			return redopt__reject(why, "ssthresh must be 1..1000000 packets", -ERANGE);
+			return redopt__reject(why, REDOPT_WHY_SS_RANGE, -ERANGE);
 	}
 	if (p->window > REDOPT_MAX_WINDOW)
-		return redopt__reject(why,
-				      "window must be 1..10000000 packets (0 = derive)",
-				      -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_WINDOW_RANGE, -ERANGE);
 	if (!p->min_th)
-		return redopt__reject(why, "min_th is required (packets)", -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_MIN_REQUIRED, -EINVAL);
 	if (p->min_th > REDOPT_MAX_MIN_TH)
-		return redopt__reject(why, "min_th must be 1..1000000 packets", -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_MIN_RANGE, -ERANGE);
 	if (!p->max_p)
-		return redopt__reject(why, "max_p must be in (0, 1]", -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_MAX_P, -EINVAL);
 	if (p->wlog < REDOPT_WLOG_MIN || p->wlog > REDOPT_WLOG_MAX)
-		return redopt__reject(why, "Wlog must be 1..24 (EWMA weight w = 2^-Wlog)", -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_WLOG_RANGE, -ERANGE);
 	if (!p->avpkt)
-		return redopt__reject(why, "avpkt is required (bytes)", -EINVAL);
+		return redopt__reject(why, REDOPT_WHY_AVPKT_REQUIRED, -EINVAL);
 	if (p->avpkt < REDOPT_MIN_AVPKT || p->avpkt > REDOPT_MAX_AVPKT)
-		return redopt__reject(why, "avpkt must be 64..65535 bytes", -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_AVPKT_RANGE, -ERANGE);
 	return 0;
 }
 
@@ -651,15 +736,11 @@ static inline int redopt__max_th(const struct redopt_model_params *p, u64 gn,
 
 	*x = redopt_root_ceil(&root, x0, cap);		/* ceil(1000 x) */
 	if (*x > cap)
-		return redopt__reject(why,
-				      "max_th out of range (Qmax above 4294967 packets): raise max_p or the window",
-				      -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_QMAX_RANGE, -ERANGE);
 	*qth_max = min_th + ((u32)*x + REDOPT_MILLI - 1) / REDOPT_MILLI;
 	/* red.h: fls(qth_max) + Wlog < 32 */
 	if (*qth_max > (U32_MAX >> (wlog + 1)))
-		return redopt__reject(why,
-				      "max_th << Wlog exceeds 32 bits: lower Wlog (larger EWMA weight) or raise max_p",
-				      -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_MAX_TH_WLOG, -ERANGE);
 	return 0;
 }
 
@@ -1073,9 +1154,7 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 	margin = REDOPT_BURST_PER_FLOW * m;
 	err = redopt__peaks(p, pipe16, sum_ss, p->wlog, qth_max, &pk);
 	if (err)
-		return redopt__reject(why,
-				      "the congestion-avoidance peak did not converge",
-				      -ERANGE);
+		return redopt__reject(why, REDOPT_WHY_PEAKS, -ERANGE);
 	redopt__limit((u32)buffer, margin, &pk);
 	fol = pk;
 	for (k = redopt__wlog_follow(pipe16, min_th); k >= REDOPT_WLOG_MIN; k--) {
@@ -1131,7 +1210,8 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
  * The single validity check every entry point (sch_redopt's netlink
  * change, q_redopt.so, specctl) calls: the inputs are in range AND the
  * model's results fit (it runs the model). 0, or -EINVAL/-ERANGE with a
- * human reason in *why: a static string, safe to hand to netlink as is.
+ * human reason in *why: a static string of REDOPT_REASONS (its code by
+ * redopt_reason_code()).
  */
 static inline int redopt_check_params(const struct redopt_model_params *p,
 				      const char **why)
