@@ -459,6 +459,20 @@ def rate_bps(rate):
     return float(t[:-1] if t[-1:] in "kmg" else t) * mult
 
 
+def gateway(scen, gw, bdp_pkts, interval_ms, bdp, kinds):
+    """(queue, limit) of the bottleneck's gateway @gw, one of @kinds, for a
+    BDP of @bdp_pkts wire frames: 'fq_codel' (ECN, target 5 ms, interval
+    @interval_ms, limit 4 BDPs), 'red' (ECN, thresholds 5% and 20% of the
+    BDP, max_p 0.1, limit 2 BDPs) or 'fifo' (tail drop, @bdp BDPs)."""
+    if gw not in kinds:
+        raise ValueError(f"{scen}: unknown gateway {gw!r} ({', '.join(kinds)})")
+    if gw == "fq_codel":
+        return ("fq_codel", round(interval_ms), "ecn"), max(100, round(4 * bdp_pkts))
+    if gw == "red":
+        return ("red", round(0.05 * bdp_pkts), round(0.2 * bdp_pkts), 0.1), round(2 * bdp_pkts)
+    return None, max(4, round(float(bdp) * bdp_pkts))
+
+
 class GeoTopo(ChainTopo):
     """GEO satellite: 20 Mbit/s, 600 ms RTT, random corruption @loss percent
     on the data direction (netem corrupt; the receiver drops the segment on
@@ -482,17 +496,10 @@ class GeoTopo(ChainTopo):
     def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, step=0, gw="", bdp=1.0,
                     **_):
         impair = f"corrupt {float(loss):g}%"
-        bdp_pkts = rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
         if gw:
-            if gw == "fq_codel":
-                q, limit = ("fq_codel", round(float(rtt_ms)), "ecn"), round(4 * bdp_pkts)
-            elif gw == "red":
-                q, limit = ("red", round(0.05 * bdp_pkts), round(0.2 * bdp_pkts), 0.1), \
-                    round(2 * bdp_pkts)
-            elif gw == "fifo":
-                q, limit = None, max(4, round(float(bdp) * bdp_pkts))
-            else:
-                raise ValueError(f"geo: unknown gateway {gw!r} (fq_codel, red, fifo)")
+            bdp_pkts = rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
+            q, limit = gateway("geo", gw, bdp_pkts, float(rtt_ms), bdp,
+                               ("fq_codel", "red", "fifo"))
             return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
                     link("1000mbit", float(rtt_ms) / 2, impair=impair, limit=10000)]
         if int(step) > 0:
@@ -556,12 +563,7 @@ class LeoTopo(ChainTopo):
     def chain_links(self, loss=0.5, rate="20mbit", gw="fq_codel", bdp=1.0, **_):
         impair = f"corrupt {float(loss):g}%"
         bdp_pkts = rate_bps(rate) * self.RTT_RANGE_MS[1] / 1e3 / 8 / (self.mtu + 14)
-        if gw == "fq_codel":
-            q, limit = ("fq_codel", 100, "ecn"), max(100, round(4 * bdp_pkts))
-        elif gw == "fifo":
-            q, limit = None, max(4, round(float(bdp) * bdp_pkts))
-        else:
-            raise ValueError(f"leo: unknown gateway {gw!r} (fq_codel, fifo)")
+        q, limit = gateway("leo", gw, bdp_pkts, 100, bdp, ("fq_codel", "fifo"))
         mid = sum(self.RTT_RANGE_MS) / 2
         return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
                 link("1000mbit", mid / 2, impair=impair, limit=10000)]
