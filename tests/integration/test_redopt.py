@@ -324,7 +324,7 @@ def test_uapi_header_is_the_modules(redopt, dummy):
     want = {"BANDWIDTH": struct.pack("=Q", 1500000), "RTT": u32(59000), "FLOWS": u32(2),
             "SSTHRESH": u32(15), "WINDOW": u32(38), "MIN": u32(5), "WLOG": struct.pack("=B", 9),
             "AVPKT": u32(1000), "FLAGS": u32(1), "LOSS_RATE": u32(12500),
-            "BUFFER": u32(19), "LIMIT": u32(19), "QTH_MIN": u32(5), "QTH_MAX": u32(8),
+            "BUFFER": u32(19), "LIMIT": u32(51), "QTH_MIN": u32(5), "QTH_MAX": u32(8),
             "FLOWS_EST": u32(2), "M_BOUND": u32(4)}
     seen = {n: got.get(NUM[n]) for n in (*want, "MAX_P", "QMAX")}
     for n, v in want.items():

@@ -148,8 +148,29 @@ static int talk_error(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_STOP;
 }
 
+/* the end of a dump */
+static int talk_done(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(void)data;
+	return MNL_CB_STOP;
+}
+
+static int talk_overrun(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(void)data;
+	errno = ENOSPC;
+	return MNL_CB_ERROR;
+}
+
+/* With an array, libmnl calls no default for the types it leaves NULL
+ * (NLMSG_NOOP: skipped).
+ */
 static mnl_cb_t talk_ctl[NLMSG_MIN_TYPE] = {
 	[NLMSG_ERROR] = talk_error,
+	[NLMSG_DONE] = talk_done,
+	[NLMSG_OVERRUN] = talk_overrun,
 };
 
 /*
