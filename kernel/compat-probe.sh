@@ -13,4 +13,5 @@ f=$(hdr include/linux/random.h)
 f=$(hdr include/net/tcp.h)
 [ -n "$f" ] && grep -Eq 'void \(\*cong_control\)\(struct sock \*sk, u32 ack, int flag' "$f" &&
 	printf ' -DSPECNET_HAVE_CONG_CONTROL_ACK_FLAG'
+[ -n "$(hdr include/net/gso.h)" ] && printf ' -DSPECNET_HAVE_NET_GSO_H'
 echo

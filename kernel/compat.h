@@ -35,4 +35,9 @@ static inline u32 get_random_u32_below(u32 ceil)
 	struct sock *sk, const struct rate_sample *rs
 #endif
 
+/* v6.5: skb_gso_segment() moved from <linux/netdevice.h> to <net/gso.h>. */
+#ifdef SPECNET_HAVE_NET_GSO_H
+#include <net/gso.h>
+#endif
+
 #endif /* _SPECNET_COMPAT_H */

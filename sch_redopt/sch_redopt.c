@@ -32,7 +32,10 @@
  *                             the model assumes): CE-mark an ECT packet
  *                             ("marked"; with ecn), drop a non-ECT one
  *                             ("early")
- *   qavg >= max_th            drop ("forced")
+ *   qavg >= max_th            CE-mark an ECT packet ("forced_mark"; with
+ *                             ecn, as sch_red's ecn without harddrop),
+ *                             drop a non-ECT one, or every packet with
+ *                             harddrop ("forced")
  *   qlen == limit             drop ("overflow")
  *
  * Adaptive mode (TC_REDOPT_ADAPTIVE, or flows 0 = "auto"): the number of
@@ -44,10 +47,11 @@
  * addresses and ports with a per-qdisc random key, not skb->hash: a
  * locally generated packet carries its socket's sk_txhash, which TCP
  * re-draws on an RTO or a spurious retransmission, so one flow would
- * count twice in that window (CI once saw 5 for 4 flows). At the end of
- * each window the number of set bits gives the estimate, and when it
+ * count twice in that window (5 were seen for 4 flows). At the end of
+ * each window a timer counts the set bits for the estimate, and when it
  * differs from the m in force, max_th and limit are recomputed from the
- * model. The window is 4 RTTs, at least
+ * model there, under the qdisc lock (as sch_red's adaptive timer runs):
+ * enqueue only sets a bit. The window is 4 RTTs, at least
  * 500 ms, so that a flow that is alive sends in every window. Memory is
  * bounded (REDOPT_FE_BITS / 8 bytes) whatever the number of flows. A
  * limit that shrinks this way is not trimmed in the data path: the queue
@@ -56,6 +60,8 @@
  *
  * Deviations and choices:
  *  - thresholds and the average are in packets (qlen), as the model is;
+ *    a GSO packet is segmented on enqueue (as tbf and cake do), so a
+ *    packet is one on the wire whatever GRO/GSO did before;
  *    avpkt only enters the model (s) and the idle decay (s / C);
  *  - no child qdisc: the queue is the qdisc's own (tail-drop FIFO);
  *  - over idle time the average decays exactly as RED says, avg (1 - w)^m
@@ -93,6 +99,7 @@
 
 #define REDOPT_FE_BITS		1024	/* flow estimator bitmap */
 #define REDOPT_FE_MIN_WIN_US	500000	/* window: max(4 RTT, 500 ms) */
+#define REDOPT_FE_MAX_WIN_US	60000000	/* ... at most 60 s */
 
 /* Configuration in force: inputs as given (0 = absent/derived). */
 struct redopt_cfg {
@@ -114,6 +121,7 @@ struct redopt_counters {
 	u32	marked;
 	u32	early;
 	u32	forced;
+	u32	forced_mark;
 	u32	overflow;
 	u32	recomputes;
 };
@@ -128,7 +136,8 @@ struct redopt_sched_data {
 	struct red_vars		vars;
 	struct redopt_counters	stats;
 	/* flow estimator (adaptive) */
-	u64			fe_start_ns;	/* start of the current window */
+	struct Qdisc		*sch;		/* for the window timer */
+	struct timer_list	fe_timer;	/* ends each window */
 	u32			fe_est;		/* last estimate, flows */
 	siphash_key_t		fe_key;		/* flow hash perturbation */
 	DECLARE_BITMAP(fe_bits, REDOPT_FE_BITS);
@@ -182,34 +191,39 @@ static void redopt_apply(struct redopt_sched_data *q, const struct redopt_model 
 
 /* ---- adaptive flow estimate ------------------------------------------ */
 
-static u64 redopt_fe_window_ns(const struct redopt_cfg *c)
+static unsigned long redopt_fe_window(const struct redopt_cfg *c)
 {
 	u64 us = max_t(u64, 4ULL * c->rtt_us, REDOPT_FE_MIN_WIN_US);
 
-	return us * NSEC_PER_USEC;
+	return usecs_to_jiffies((u32)min_t(u64, us, REDOPT_FE_MAX_WIN_US));
 }
 
-/* Called for every enqueued packet in adaptive mode, under the qdisc lock. */
-static void redopt_fe_update(struct redopt_sched_data *q, struct sk_buff *skb)
+/* Called for every enqueued packet in adaptive mode, under the qdisc lock:
+ * one hash and one bit. Data-carrying packets only: a connection that
+ * sends a few small control messages (iperf3's, an ssh session) is not one
+ * of the m flows the buffer is dimensioned for.
+ */
+static void redopt_fe_mark(struct redopt_sched_data *q, struct sk_buff *skb)
 {
-	u64 now = ktime_get_ns();
+	if (qdisc_pkt_len(skb) >= q->cfg.avpkt / 2)
+		__set_bit(skb_get_hash_perturb(skb, &q->fe_key) % REDOPT_FE_BITS,
+			  q->fe_bits);
+}
+
+/*
+ * End of an estimator window, from the window timer under the qdisc's root
+ * lock (as sch_red's adaptive timer): count the flows seen and, when the
+ * count differs from the m in force, dimension the queue again. The model
+ * (an iteration, about 16 us) runs here and never in enqueue.
+ */
+static void redopt_fe_window_end(struct redopt_sched_data *q)
+{
 	struct redopt_model_params p;
 	struct redopt_model m;
 	u32 bits, est;
 
-	/* data-carrying packets only: a connection that sends a few small
-	 * control messages (iperf3's, an ssh session) is not one of the m
-	 * flows the buffer is dimensioned for
-	 */
-	if (qdisc_pkt_len(skb) >= q->cfg.avpkt / 2)
-		__set_bit(skb_get_hash_perturb(skb, &q->fe_key) % REDOPT_FE_BITS,
-			  q->fe_bits);
-	if (now - q->fe_start_ns < redopt_fe_window_ns(&q->cfg))
-		return;
-
 	bits = bitmap_weight(q->fe_bits, REDOPT_FE_BITS);
 	bitmap_zero(q->fe_bits, REDOPT_FE_BITS);
-	q->fe_start_ns = now;
 	est = redopt_flows_from_bits(bits, REDOPT_FE_BITS);
 	est = clamp_t(u32, est, 1, TC_REDOPT_MAX_FLOWS);
 	WRITE_ONCE(q->fe_est, est);
@@ -222,15 +236,30 @@ static void redopt_fe_update(struct redopt_sched_data *q, struct sk_buff *skb)
 	WRITE_ONCE(q->stats.recomputes, q->stats.recomputes + 1);
 }
 
+static void redopt_fe_timer(struct timer_list *t)
+{
+	struct redopt_sched_data *q = from_timer(q, t, fe_timer);
+	struct Qdisc *sch = q->sch;
+	spinlock_t *root_lock;
+
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	spin_lock(root_lock);
+	if (redopt_adaptive(&q->cfg)) {
+		redopt_fe_window_end(q);
+		mod_timer(&q->fe_timer, jiffies + redopt_fe_window(&q->cfg));
+	}
+	spin_unlock(root_lock);
+	rcu_read_unlock();
+}
+
 /* ---- data path ---------------------------------------------------------- */
 
-static int redopt_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			  struct sk_buff **to_free)
+/* RED on one packet (a segment of a GSO packet counts as one). */
+static int redopt_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
 {
 	struct redopt_sched_data *q = qdisc_priv(sch);
-
-	if (redopt_adaptive(&q->cfg))
-		redopt_fe_update(q, skb);
 
 	if (red_is_idling(&q->vars)) {
 		s64 idle = ktime_us_delta(ktime_get(), q->vars.qidlestart);
@@ -254,6 +283,11 @@ static int redopt_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		goto congestion_drop;
 	case RED_HARD_MARK:
 		qdisc_qstats_overlimit(sch);
+		if ((q->cfg.flags & (TC_REDOPT_ECN | TC_REDOPT_HARDDROP)) ==
+		    TC_REDOPT_ECN && INET_ECN_set_ce(skb)) {
+			WRITE_ONCE(q->stats.forced_mark, q->stats.forced_mark + 1);
+			break;
+		}
 		WRITE_ONCE(q->stats.forced, q->stats.forced + 1);
 		goto congestion_drop;
 	}
@@ -270,6 +304,54 @@ congestion_drop:
 		red_start_of_idle_period(&q->vars);
 	qdisc_drop(skb, sch, to_free);
 	return NET_XMIT_CN;
+}
+
+/*
+ * A GSO packet (GRO on a forwarding gateway, TSO/GSO from local senders)
+ * holds up to 64 KB: counted as one packet it would hide most of the
+ * queue from RED and from the model, whose unit is the packet on the
+ * wire. It is segmented here, as tbf and cake do, and each segment meets
+ * RED on its own. The parents were told of one packet of @prev_len bytes:
+ * they are told of the segments queued instead.
+ */
+static int redopt_enqueue_gso(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int prev_len = qdisc_pkt_len(skb), len = 0;
+	struct sk_buff *segs, *nskb;
+	int nb = 0;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+
+	skb_list_walk_safe(segs, segs, nskb) {
+		unsigned int seg_len = segs->len;
+
+		skb_mark_not_on_list(segs);
+		qdisc_skb_cb(segs)->pkt_len = seg_len;
+		if (redopt_enqueue_one(segs, sch, to_free) == NET_XMIT_SUCCESS) {
+			nb++;
+			len += seg_len;
+		}
+	}
+	if (nb > 1)
+		qdisc_tree_reduce_backlog(sch, 1 - nb, prev_len - len);
+	consume_skb(skb);
+	return nb > 0 ? NET_XMIT_SUCCESS : NET_XMIT_DROP;
+}
+
+static int redopt_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			  struct sk_buff **to_free)
+{
+	struct redopt_sched_data *q = qdisc_priv(sch);
+
+	if (redopt_adaptive(&q->cfg))
+		redopt_fe_mark(q, skb);
+	if (skb_is_gso(skb))
+		return redopt_enqueue_gso(skb, sch, to_free);
+	return redopt_enqueue_one(skb, sch, to_free);
 }
 
 /*
@@ -488,8 +570,9 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 	if (!sch->q.qlen)
 		red_start_of_idle_period(&q->vars);
 	bitmap_zero(q->fe_bits, REDOPT_FE_BITS);
-	q->fe_start_ns = ktime_get_ns();
-	if (!redopt_adaptive(&c))
+	if (redopt_adaptive(&c))
+		mod_timer(&q->fe_timer, jiffies + redopt_fe_window(&c));
+	else	/* a running callback sees a fixed m and stops */
 		WRITE_ONCE(q->fe_est, flows);
 	/* shrinking the limit trims the queue, drops accounted */
 	while (sch->q.qlen > q->limit) {
@@ -518,6 +601,8 @@ static int redopt_init(struct Qdisc *sch, struct nlattr *opt,
 	q->cfg.wlog = REDOPT_DEFAULT_WLOG;
 	q->cfg.avpkt = REDOPT_DEFAULT_AVPKT;
 	q->fe_est = 1;
+	q->sch = sch;
+	timer_setup(&q->fe_timer, redopt_fe_timer, 0);
 	get_random_bytes(&q->fe_key, sizeof(q->fe_key));
 	red_set_vars(&q->vars);
 	return redopt_change(sch, opt, extack);
@@ -527,6 +612,7 @@ static void redopt_destroy(struct Qdisc *sch)
 {
 	struct redopt_sched_data *q = qdisc_priv(sch);
 
+	del_timer_sync(&q->fe_timer);
 	kfree(q->cfg.ssthresh);
 	q->cfg.ssthresh = NULL;
 }
@@ -585,6 +671,7 @@ static int redopt_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.qavg		= (u32)min_t(u64, ((u64)q->vars.qavg * REDOPT_MILLI) >>
 					     q->parms.Wlog, U32_MAX),
 		.recomputes	= READ_ONCE(q->stats.recomputes),
+		.forced_mark	= READ_ONCE(q->stats.forced_mark),
 	};
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

@@ -58,7 +58,7 @@ def _uapi():
 
 
 A, F, XFIELDS, MAX_FLOWS = _uapi()
-ECN, ADAPTIVE = F["TC_REDOPT_ECN"], F["TC_REDOPT_ADAPTIVE"]
+ECN, ADAPTIVE, HARDDROP = F["TC_REDOPT_ECN"], F["TC_REDOPT_ADAPTIVE"], F["TC_REDOPT_HARDDROP"]
 U32_MAX = 2**32 - 1
 
 # What add/replace send, all of it: every input (the qdisc computes the rest).
@@ -460,7 +460,7 @@ def test_illegal_value_on_change_too(run):
     assert rc == 1 and 'Illegal "min"' in err and not sent
 
 
-@pytest.mark.parametrize("word", ["limit", "max", "burst", "harddrop", "ecnn", "15"])
+@pytest.mark.parametrize("word", ["limit", "max", "burst", "hard-drop", "ecnn", "15"])
 def test_unknown_keyword(run, word):
     rc, _out, err, sent = run(*add(*BASE, word))
     assert rc == 1
@@ -702,6 +702,11 @@ def test_change_flags_word(run):
     assert {k: u32(v) for k, v in options(sent[0]).items()} == {"TCA_REDOPT_FLAGS": 0}
     rc, _out, err, sent = run(*change("flows", "auto"))
     assert {k: u32(v) for k, v in options(sent[0]).items()} == {"TCA_REDOPT_FLOWS": 0}
+    rc, _out, err, sent = run(*change("ecn", "harddrop"))
+    assert {k: u32(v) for k, v in options(sent[0]).items()} == {"TCA_REDOPT_FLAGS":
+                                                                ECN | HARDDROP}
+    rc, _out, err, sent = run(*change("harddrop", "noharddrop"))
+    assert {k: u32(v) for k, v in options(sent[0]).items()} == {"TCA_REDOPT_FLAGS": 0}
 
 
 @pytest.mark.parametrize("given,expect", [
@@ -804,8 +809,9 @@ INPUTS_TEXT = ("bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probabilit
 COMPUTED_TEXT = "buffer 19p limit 19p qth_min 5p qth_max 8p qavg_max 7.30"
 
 XSTATS = dict(marked=12, early=3, forced=1, overflow=0, flows_est=2, qth_min=5, qth_max=8,
-              limit=19, qavg=7250, recomputes=4)
-XSTATS_TEXT = "marked 12 early 3 forced 1 overflow 0 flows_est 2 qavg 7.250 recomputes 4"
+              limit=19, qavg=7250, recomputes=4, forced_mark=6)
+XSTATS_TEXT = ("marked 12 early 3 forced 1 forced_mark 6 overflow 0 flows_est 2 qavg 7.250 "
+               "recomputes 4")
 
 
 def xstats_bytes(**over):
@@ -930,7 +936,8 @@ def test_dump_json(run, flags):
     q, _ = show_json(run, *flags, xstats=xstats_bytes())
     _check_json_options(q["options"], "-d" in flags)
     if "-s" in flags:
-        for k in ("marked", "early", "forced", "overflow", "flows_est", "recomputes"):
+        for k in ("marked", "early", "forced", "forced_mark", "overflow", "flows_est",
+                  "recomputes"):
             assert q[k] == XSTATS[k], k
         assert q["qavg"] == pytest.approx(7.25)
         if "-d" in flags:
@@ -976,3 +983,22 @@ def test_round_trip(run):
     rc, _out, err, again = run(*add(*words))
     assert "Illegal" not in err and "What is" not in err, err
     assert options(again[0]) == o
+
+
+def test_harddrop_flag_dumped(run):
+    out = show(run, opts=dump_opts(TCA_REDOPT_FLAGS=P32(ECN | HARDDROP)))
+    assert " ecn harddrop buffer 19p" in out, out
+    q, _ = show_json(run, opts=dump_opts(TCA_REDOPT_FLAGS=P32(ECN | HARDDROP)))
+    assert q["options"]["harddrop"] is True and q["options"]["ecn"] is True
+    q, _ = show_json(run, opts=dump_opts(TCA_REDOPT_FLAGS=P32(ECN)))
+    assert q["options"]["harddrop"] is False
+
+
+def test_xstats_of_an_older_qdisc(run):
+    """A qdisc built before forced_mark sends the fields before it: printed
+    without it; a shorter block than that is refused (nothing printed)."""
+    old = xstats_bytes()[:4 * XFIELDS.index("forced_mark")]
+    out = show(run, "-s", xstats=old)
+    assert "marked 12 early 3 forced 1 overflow 0" in out and "forced_mark" not in out, out
+    out = show(run, "-s", xstats=old[:-4])
+    assert "marked" not in out, out

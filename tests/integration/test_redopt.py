@@ -661,6 +661,40 @@ def test_non_ecn_flows_early_dropped_not_marked(redopt):
     assert o["early"] > 0, o
 
 
+def backlog_bytes(chain):
+    """(backlog in packets, in bytes) of the redopt qdisc."""
+    q = qstats(chain)
+    return q.get("qlen", 0), q.get("backlog", 0)
+
+
+def test_gso_packets_meet_red_as_segments(redopt, figure):
+    """With the offloads on (TSO and GSO at the sender, GSO at the router's
+    egress), TCP hands the stack aggregates of several segments, and the
+    router forwards them as they are: redopt must count what goes on the
+    wire, as the model does, so it segments them on enqueue. Every sample
+    of the queue then holds at most one wire packet (MTU + Ethernet header)
+    per counted packet; counted as one, an aggregate would hide most of the
+    queue from RED (at 2 segments per aggregate, 2 x 1066 bytes each)."""
+    model = f"bandwidth {BW} rtt {RTT_MS}ms flows 2 ssthresh 15 min 5 probability 0.1 avpkt {S} ecn"
+    c = bottleneck_chain(f"redopt {model}")
+    try:
+        for a, b in (("snd", "rtr"), ("rtr", "rcv")):
+            lab.sh(f"ethtool -K {c.ifname(a, b)} sg on tso on gso on", ns=c.ns(a))
+        good, smp = run_flows(c, 2, 20, sample=backlog_bytes)
+        o = qstats(c)
+    finally:
+        c.destroy()
+    per = [b / n for n, b in smp if n]
+    figure("redopt with offloads: goodput Mbit/s", round(good / 1e6, 3))
+    figure("redopt with offloads: most bytes per queued packet", round(max(per or [0])))
+    figure("redopt with offloads: marked/early/forced/overflow",
+           f"{o['marked']}/{o['early']}/{o['forced']}/{o['overflow']}")
+    assert len(per) >= 20, smp
+    assert max(per) <= S + 14, (max(per), smp)
+    assert o["marked"] > 0, o
+    assert good >= 0.5 * 1.5e6, good
+
+
 def adaptive_run():
     """Four reno flows in phases of 1, 4, 2 and 1 through redopt in adaptive
     mode: the samples of flows_est (t0, t1, estimate) and the flows' spans."""

@@ -29,7 +29,8 @@
  *                                              0.001 to 4294967.295, exact
  *                                              decimal rounded half up, as
  *                                              specctl model red --loss-rate
- *   [no]ecn [no]adaptive TCA_REDOPT_FLAGS      TC_REDOPT_ECN, _ADAPTIVE
+ *   [no]ecn [no]adaptive TCA_REDOPT_FLAGS      TC_REDOPT_ECN, _ADAPTIVE,
+ *   [no]harddrop                               _HARDDROP
  *
  * add and replace (NLM_F_CREATE) need bandwidth, rtt, ssthresh, min and
  * probability; they send every input (avpkt 1000, Wlog 9, window 0 =
@@ -40,7 +41,7 @@
  * its old value for an absent attribute. parse_qopt() tells the two apart
  * by the request's nlmsg_flags (tc_qdisc.c: add = CREATE|EXCL, replace =
  * CREATE|REPLACE, change = 0, link = REPLACE). The flag word is one u32,
- * so on change naming any of [no]ecn/[no]adaptive sends the whole word: a
+ * so on change naming any of [no]ecn/[no]adaptive/[no]harddrop sends the whole word: a
  * flag not named is cleared. A loss rate, once set, is cleared by a
  * replace without loss-rate. del sends no options.
  *
@@ -79,6 +80,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <ctype.h>
@@ -123,7 +125,8 @@ static void explain(void)
 		"		min PACKETS probability PROBABILITY\n"
 		"		[flows { NUMBER | auto }] [window PACKETS] [ewma WEIGHT]\n"
 		"		[avpkt BYTES] [loss-rate EVENTS]\n"
-		"		[ecn | noecn] [adaptive | noadaptive]\n"
+		"		[ecn | noecn] [harddrop | noharddrop]\n"
+		"		[adaptive | noadaptive]\n"
 		"bandwidth, rtt, ssthresh, min and probability are required on\n"
 		"add and replace; change sends only what is given, any subset.\n"
 		"loss-rate: loss events per second per flow, 0.001 to 4294967.295,\n"
@@ -464,6 +467,12 @@ static int redopt_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(key, "noecn") == 0) {
 			o.flags &= ~TC_REDOPT_ECN;
 			o.given |= REDOPT_BIT(TCA_REDOPT_FLAGS);
+		} else if (strcmp(key, "harddrop") == 0) {
+			o.flags |= TC_REDOPT_HARDDROP;
+			o.given |= REDOPT_BIT(TCA_REDOPT_FLAGS);
+		} else if (strcmp(key, "noharddrop") == 0) {
+			o.flags &= ~TC_REDOPT_HARDDROP;
+			o.given |= REDOPT_BIT(TCA_REDOPT_FLAGS);
 		} else if (strcmp(key, "adaptive") == 0) {
 			o.flags |= TC_REDOPT_ADAPTIVE;
 			noadaptive = false;
@@ -700,6 +709,9 @@ static int redopt_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		flags = rta_getattr_u32(tb[TCA_REDOPT_FLAGS]);
 	print_bool(PRINT_ANY, "ecn", (flags & TC_REDOPT_ECN) ? "ecn " : NULL,
 		   flags & TC_REDOPT_ECN);
+	print_bool(PRINT_ANY, "harddrop",
+		   (flags & TC_REDOPT_HARDDROP) ? "harddrop " : NULL,
+		   flags & TC_REDOPT_HARDDROP);
 	print_bool(PRINT_ANY, "adaptive",
 		   (flags & TC_REDOPT_ADAPTIVE) ? "adaptive " : NULL,
 		   flags & TC_REDOPT_ADAPTIVE);
@@ -740,20 +752,27 @@ static int redopt_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 static int redopt_print_xstats(struct qdisc_util *qu, FILE *f,
 			       struct rtattr *xstats)
 {
-	struct tc_redopt_xstats st;
+	/* a qdisc older than forced_mark sends the fields before it */
+	const size_t old = offsetof(struct tc_redopt_xstats, forced_mark);
+	struct tc_redopt_xstats st = {0};
+	size_t len;
 
 	(void)qu;
 	(void)f;
 
 	if (!xstats)
 		return 0;
-	if (RTA_PAYLOAD(xstats) < sizeof(st))
+	len = RTA_PAYLOAD(xstats);
+	if (len < old)
 		return -1;
-	memcpy(&st, RTA_DATA(xstats), sizeof(st));
+	memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
 
 	print_uint(PRINT_ANY, "marked", "  marked %u ", st.marked);
 	print_uint(PRINT_ANY, "early", "early %u ", st.early);
 	print_uint(PRINT_ANY, "forced", "forced %u ", st.forced);
+	if (len >= sizeof(st))
+		print_uint(PRINT_ANY, "forced_mark", "forced_mark %u ",
+			   st.forced_mark);
 	print_uint(PRINT_ANY, "overflow", "overflow %u ", st.overflow);
 	print_uint(PRINT_ANY, "flows_est", "flows_est %u ", st.flows_est);
 	print_float(PRINT_ANY, "qavg", "qavg %.3f ", st.qavg / 1000.0);

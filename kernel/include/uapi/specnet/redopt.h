@@ -51,7 +51,9 @@ enum {
 
 #define TC_REDOPT_ECN		(1U << 0)	/* mark ECT packets CE */
 #define TC_REDOPT_ADAPTIVE	(1U << 1)	/* estimate m online, recompute */
-#define TC_REDOPT_FLAGS_ALL	(TC_REDOPT_ECN | TC_REDOPT_ADAPTIVE)
+#define TC_REDOPT_HARDDROP	(1U << 2)	/* above max_th drop ECT packets too */
+#define TC_REDOPT_FLAGS_ALL	(TC_REDOPT_ECN | TC_REDOPT_ADAPTIVE | \
+				 TC_REDOPT_HARDDROP)
 
 #define TC_REDOPT_MAX_FLOWS	1024	/* m and the SSTHRESH array */
 
@@ -66,6 +68,8 @@ struct tc_redopt_xstats {
 	__u32	limit;		/* packets */
 	__u32	qavg;		/* current average queue, 1/1000 packet */
 	__u32	recomputes;	/* model recomputations caused by a change of m */
+	__u32	forced_mark;	/* CE marks while the average was above max_th
+				 * (ecn without harddrop) */
 };
 
 #endif /* _UAPI_SPECNET_REDOPT_H */
