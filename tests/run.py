@@ -30,6 +30,7 @@ import vm  # noqa: E402
 
 PY = sys.executable
 VM_SUITE_TIMEOUT = 2100     # s, the integration suite of one kernel in its guest
+SUITE_TIMEOUT = {"integration": VM_SUITE_TIMEOUT, "stress": 7200}
 parts = []          # (name, passed, failed, skipped, seconds, note)
 
 
@@ -139,6 +140,55 @@ def host_unit():
              note=c[4])
 
 
+# What the kernel prints when it finds a defect: sanitizers (KASAN, UBSAN,
+# KFENCE), lockdep, the might_sleep() check, kmemleak, BUG()/WARN(), an
+# oops, refcount and list corruption. Any of them in a guest's log fails
+# the run, printed whole.
+KERNEL_REPORT = re.compile(
+    r"BUG: |WARNING: |KASAN: |UBSAN: |KFENCE: |kmemleak: .*(?:unreferenced|leak)|"
+    r"possible circular locking|possible recursive locking|inconsistent lock state|"
+    r"sleeping function called from invalid context|general protection fault|"
+    r"Oops: |refcount_t: |list_(?:add|del) corruption|RCU detected stall|"
+    r"hung_task|soft lockup|hard LOCKUP")
+KERNEL_REPORT_LINES = 120
+
+
+def kernel_reports(path):
+    """The defect reports in the kernel log @path, each from its first line
+    to its "---[ end trace" line or its sanitizer's closing rule of "="
+    (at most KERNEL_REPORT_LINES lines, and never into the next report). A log
+    that cannot be read is a report too: nothing would be checked."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        return [f"kernel log not readable: {e}"]
+    out, i = [], 0
+    while i < len(lines):
+        if KERNEL_REPORT.search(lines[i]):
+            j = i + 1       # to its end line, a sanitizer's ===== rule, or the next report
+            while (j < len(lines) and j - i < KERNEL_REPORT_LINES and
+                   not KERNEL_REPORT.search(lines[j])):
+                j += 1
+                if "---[ end trace" in lines[j - 1] or lines[j - 1].rstrip().endswith("=" * 20):
+                    break
+            out.append("\n".join(lines[i:j]))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def kernel_log_part(kernel, dmesg, out):
+    """One part per guest: its kernel log holds no defect report."""
+    reports = kernel_reports(dmesg)
+    for r in reports:
+        out.append(f"kernel report in {os.path.relpath(dmesg, TOP)}:\n{r}")
+    ok = not reports
+    part(f"vm {kernel} (kernel log)", int(ok), int(not ok),
+         note="no report" if ok else f"{len(reports)} report(s)", out=out)
+
+
 CASES_LINE = r"^{}: (\d+) passed, (\d+) failed$"
 CHECKS_LINE = r"^{}: checks: (\d+) passed, (\d+) failed$"
 
@@ -223,14 +273,14 @@ def junit_slowest(cases, n=8):
     return ", ".join(f"{name} {t:.0f}s" for t, name in timed[:n])
 
 
-def vm_suite(kernel, select):
-    """The integration suite in a guest on @kernel; returns what to print
-    (the part's line last), so that suites run side by side print whole."""
+def vm_suite(kernel, select, suite="integration"):
+    """The @suite (tests/<suite>) in a guest on @kernel; returns what to
+    print, so that suites run side by side print whole."""
     t0 = time.monotonic()
     out = []
     kdir = os.path.join(BUILD, kernel)
     os.makedirs(kdir, exist_ok=True)
-    junit = os.path.join(kdir, "vm-junit.xml")
+    junit = os.path.join(kdir, "vm-junit.xml" if suite == "integration" else f"vm-{suite}.xml")
     for old in (junit, os.path.join(kdir, "figures.json")):
         if os.path.exists(old):
             os.unlink(old)
@@ -238,19 +288,21 @@ def vm_suite(kernel, select):
     # the kernel log goes to build/<release>/dmesg.log as it is written, so an
     # oops is on the host even when the guest dies
     dmesg = os.path.join(kdir, "dmesg.log")
+    scale = os.environ.get("STRESS_SCALE")
+    env = f"STRESS_SCALE={float(scale)} " if scale and suite == "stress" else ""
     cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "
-           f"{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
-           f"--junitxml={junit}{sel} tests/integration")
+           f"{env}{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
+           f"--junitxml={junit}{sel} tests/{suite}")
     log_path = os.path.join(kdir, "vm.log")
     with open(log_path, "w") as log:
-        rc, text = vm.run(kernel, cmd, timeout=VM_SUITE_TIMEOUT, stream=False, log=log,
+        rc, text = vm.run(kernel, cmd, timeout=SUITE_TIMEOUT[suite], stream=False, log=log,
                           console=os.path.join(kdir, "console.log"))
     cases = junit_cases(junit)
     c = part_verdict(rc, junit_counts(cases))
     note = f"log: {os.path.relpath(log_path, TOP)}"
     if cases is None:
         out.append(text[-12000:])
-        why = (f"vm timeout after {VM_SUITE_TIMEOUT} s" if "vm: timeout after" in text
+        why = (f"vm timeout after {SUITE_TIMEOUT[suite]} s" if "vm: timeout after" in text
                else f"vm exit {rc}")
         note = f"no results ({why}); " + note
     elif c[4]:
@@ -258,8 +310,9 @@ def vm_suite(kernel, select):
         note = f"{c[4]}; " + note
     elif c[1]:
         out.append(text[-12000:])
-    part(f"vm {kernel} (integration)", *c[:3], secs=time.monotonic() - t0, note=note,
+    part(f"vm {kernel} ({suite})", *c[:3], secs=time.monotonic() - t0, note=note,
          xfailed=c[3], out=out)
+    kernel_log_part(kernel, dmesg, out)
     slow = junit_slowest(cases)
     if slow:
         out.append(f"   slowest {kernel}: {slow}")
@@ -282,9 +335,9 @@ def vm_jobs(kernels, jobs):
     return max(1, min(len(kernels), (os.cpu_count() or 1) // per_vm))
 
 
-def vm_suites(kernels, select, jobs):
+def vm_suites(kernels, select, jobs, suite="integration"):
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = [ex.submit(vm_suite, k, select) for k in kernels]
+        futs = [ex.submit(vm_suite, k, select, suite) for k in kernels]
         for f in concurrent.futures.as_completed(futs):
             print(f.result(), flush=True)
 
@@ -294,6 +347,9 @@ def main():
     ap.add_argument("--kernels", default="", help="space-separated releases")
     ap.add_argument("--host-only", action="store_true")
     ap.add_argument("-k", dest="select", default="", help="pytest -k expression for the VM suite")
+    ap.add_argument("--suite", default="integration", choices=sorted(SUITE_TIMEOUT),
+                    help="the VM suite: tests/integration (make test) or tests/stress "
+                         "(make stress)")
     ap.add_argument("-j", "--jobs", type=int, default=0,
                     help="guests at once (default: as many as the cores allow)")
     a = ap.parse_args()
@@ -309,10 +365,10 @@ def main():
         if built:
             jobs = vm_jobs(kernels, a.jobs)
             print(f"== vm suites: {len(kernels)} kernels, {jobs} at a time", flush=True)
-            vm_suites(kernels, a.select, jobs)
+            vm_suites(kernels, a.select, jobs, a.suite)
         else:
             for k in kernels:
-                part(f"vm {k} (integration)", 0, 1, note="not run: build failed")
+                part(f"vm {k} ({a.suite})", 0, 1, note="not run: build failed")
     passed = sum(p[1] for p in parts)
     failed = sum(p[2] for p in parts)
     skipped = sum(p[3] for p in parts)

@@ -240,3 +240,56 @@ def test_harness_check_outside_case_fails(harness):
     assert rc == 1
     assert "checks outside any test case" in out
     assert run.c_verdict("test_h", rc, out)[:4] == (1, 3, 4, 1)
+
+
+LOG_CLEAN = """[    0.000000] Linux version 6.1.0-56-amd64
+[   12.345678] tcp_spec: registered (spec, spec-reno)
+[   13.000000] sch_redopt: limit 51 packets
+"""
+LOG_WARN = LOG_CLEAN + """[   14.000000] ------------[ cut here ]------------
+[   14.000001] WARNING: CPU: 0 PID: 1234 at net/ipv4/tcp_input.c:2900 tcp_fastretrans_alert+0x1/0x2
+[   14.000002] Modules linked in: tcp_spec(OE)
+[   14.000003] Call Trace:
+[   14.000004]  <IRQ>
+[   14.000005] ---[ end trace 0000000000000000 ]---
+[   15.000000] after the report
+"""
+LOG_KASAN = LOG_CLEAN + """[   16.0] ==================================================================
+[   16.1] BUG: KASAN: slab-use-after-free in redopt_enqueue+0x10/0x20 [sch_redopt]
+[   16.2] Read of size 4 at addr ffff888000000000 by task ping/99
+"""
+
+
+def test_clean_kernel_log_has_no_report(tmp_path):
+    p = tmp_path / "dmesg.log"
+    p.write_text(LOG_CLEAN)
+    assert run.kernel_reports(str(p)) == []
+
+
+def test_warning_reported_whole(tmp_path):
+    p = tmp_path / "dmesg.log"
+    p.write_text(LOG_WARN)
+    r = run.kernel_reports(str(p))
+    assert len(r) == 1
+    assert r[0].startswith("[   14.000001] WARNING: CPU: 0")
+    assert "Call Trace:" in r[0] and r[0].endswith("---[ end trace 0000000000000000 ]---")
+    assert "after the report" not in r[0]
+
+
+def test_kasan_and_unreadable_log_reported(tmp_path):
+    p = tmp_path / "dmesg.log"
+    p.write_text(LOG_KASAN + LOG_WARN)
+    r = run.kernel_reports(str(p))
+    assert len(r) == 2 and "KASAN: slab-use-after-free" in r[0], r
+    assert run.kernel_reports(str(tmp_path / "missing.log"))[0].startswith("kernel log not")
+
+
+def test_kernel_log_part_fails_on_a_report(tmp_path):
+    p = tmp_path / "dmesg.log"
+    p.write_text(LOG_WARN)
+    out = []
+    run.kernel_log_part("k", str(p), out)
+    assert run.parts[-1][1:3] == (0, 1) and "WARNING: CPU: 0" in out[0], out
+    p.write_text(LOG_CLEAN)
+    run.kernel_log_part("k", str(p), out)
+    assert run.parts[-1][1:3] == (1, 0)
