@@ -7,6 +7,7 @@
 #   make demo            the lossy satellite-link scenario in the VM (results/ + PNG)
 #   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
 #   make cost            per-update / per-ACK instruction counts (callgrind, host)
+#   make stress          fuzzing, unload/netns cycles and churn in the VM (long)
 #   make install         modules into /lib/modules/<release>/updates + depmod
 #   make clean
 
@@ -36,13 +37,13 @@ MODULES  := tcp_spec tcp_cpecn tcp_tp sch_redopt
 SRC_SUB  ?= src
 EXTRA    ?=
 
-.PHONY: all modules userspace setup test test-host test-vm demo bench check cost \
+.PHONY: all modules userspace setup test test-host test-vm demo bench check cost stress stress-run \
 	install clean help print-kvers demo-run bench-run test-run
 
 all: modules userspace
 
 help:
-	@sed -n '3,11p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
 
 define modules_for
 modules: modules-$(1)
@@ -109,6 +110,19 @@ test-run:
 
 test-host: setup
 	@$(PY) $(TOP)/tests/run.py --host-only
+
+# The stress suite (tests/stress) in the VM on every kernel: netlink fuzz
+# of redopt, module parameters fuzzed, load/unload and netns cycles, tc
+# churn under traffic; any kernel report in a guest's log fails it. Writes
+# docs/results/reliability.md. STRESS_SCALE=0.1 for a short run.
+stress: setup
+	@$(MAKE) --no-print-directory stress-run
+stress-run:
+	@[ -n "$(ALL_KVERS)" ] || $(NOKERNEL)
+	@echo "stress: kernels $(ALL_KVERS)"
+	@STRESS_SCALE=$(or $(STRESS_SCALE),1) $(PY) $(TOP)/tests/run.py --suite stress \
+		--kernels "$(ALL_KVERS)" $(if $(K),-k "$(K)"); rc=$$?; \
+	$(PY) $(TOP)/tests/stress/report.py $(ALL_KVERS) || rc=1; exit $$rc
 
 # DRY=1: resolve the kernels after setup, print them and stop (the
 # fresh-machine test, tests/host/test_fresh_machine.py).

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Netlink fuzzer of sch_redopt: generated and mutated RTM_NEWQDISC
+(add, replace, change) and RTM_DELQDISC messages for kind "redopt" on one
+device, interleaved with traffic through the qdisc.
+
+    nlfuzz.py DEV DST N SEED      -> one JSON line of counts on stdout
+
+Run inside the namespace that holds DEV (a dummy device: every packet sent
+to DST goes through its root qdisc and is freed). Each message starts from
+a valid configuration and gets 1-3 mutations: attributes dropped,
+duplicated, truncated, extended, of the wrong type, flagged nested,
+unknown; boundary and random values for every TCA_REDOPT_* attribute;
+ssthresh arrays of 0 to 1100 values; TCA_OPTIONS not nested, empty, or
+garbage. Between messages, UDP datagrams (some as UDP GSO aggregates,
+which redopt segments) go through the qdisc.
+
+What is checked, for every message:
+* the kernel answers (an NLMSG_ERROR), and a refusal carries an extack
+  message (every mutation is inside TCA_OPTIONS, so each refusal is
+  redopt's or the qdisc core's answer to a well-formed request);
+* a refused message changes nothing: the qdisc's kind and its dumped
+  inputs (raw bytes) are the same before and after;
+* an accepted one leaves a consistent qdisc: its dump parses, min_th <
+  max_th < limit.
+Violations are counted and the first ones printed (stderr).
+"""
+import json
+import os
+import random
+import re
+import socket
+import struct
+import sys
+
+NETLINK_ROUTE, SOL_NETLINK, NETLINK_EXT_ACK = 0, 270, 11
+RTM_NEWQDISC, RTM_DELQDISC, RTM_GETQDISC = 36, 37, 38
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+NLM_F_REQUEST, NLM_F_MULTI, NLM_F_ACK, NLM_F_DUMP = 1, 2, 4, 0x300
+NLM_F_REPLACE, NLM_F_EXCL, NLM_F_CREATE = 0x100, 0x200, 0x400
+NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
+NLMSGERR_ATTR_MSG = 1
+TCA_KIND, TCA_OPTIONS = 1, 2
+NLA_F_NESTED = 1 << 15
+TC_H_ROOT = 0xFFFFFFFF
+SOL_UDP, UDP_SEGMENT = 17, 103
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UAPI = os.path.join(HERE, "..", "..", "kernel", "include", "uapi", "specnet", "redopt.h")
+
+
+def uapi():
+    text = open(UAPI).read()
+    body = re.search(r"enum \{(.*?)\};", text, re.S).group(1)
+    names = re.findall(r"^\s*TCA_REDOPT_(\w+)", body, re.M)
+    flags_all = 0
+    for m in re.finditer(r"#define\s+TC_REDOPT_(\w+)\s+\(1U << (\d+)\)", text):
+        flags_all |= 1 << int(m.group(2))
+    maxf = int(re.search(r"#define\s+TC_REDOPT_MAX_FLOWS\s+(\d+)", text).group(1))
+    return {n: i for i, n in enumerate(names)}, flags_all, maxf
+
+
+NUM, FLAGS_ALL, MAX_FLOWS = uapi()
+# what userspace may set, and its wire size; the rest is read-only
+SIZE = {"BANDWIDTH": 8, "RTT": 4, "FLOWS": 4, "SSTHRESH": 4, "WINDOW": 4, "MIN": 4,
+        "MAX_P": 4, "WLOG": 1, "AVPKT": 4, "FLAGS": 4, "LOSS_RATE": 4}
+READ_ONLY = [n for n in NUM if n not in SIZE and n not in ("UNSPEC", "PAD")]
+GOOD = {"BANDWIDTH": 1500000, "RTT": 59000, "FLOWS": 2, "SSTHRESH": [15], "MIN": 5,
+        "MAX_P": 429496730, "WINDOW": 38, "WLOG": 9, "AVPKT": 1000, "FLAGS": 1}
+
+
+def nla(atype, payload):
+    ln = 4 + len(payload)
+    return struct.pack("=HH", ln, atype) + payload + b"\0" * ((4 - ln % 4) % 4)
+
+
+def attrs(buf):
+    off = 0
+    while off + 4 <= len(buf):
+        ln, typ = struct.unpack_from("=HH", buf, off)
+        if ln < 4:
+            return
+        yield typ & 0x3FFF, buf[off + 4:off + ln]
+        off += (ln + 3) & ~3
+
+
+FMT = {1: "=B", 4: "=I", 8: "=Q"}
+
+
+def pack(name, v):
+    if name == "SSTHRESH":
+        return b"".join(struct.pack("=I", x & 0xFFFFFFFF) for x in v)
+    return struct.pack(FMT[SIZE[name]], v & ((1 << (8 * SIZE[name])) - 1))
+
+
+def inputs(opts):
+    """The input attributes of a dump (the computed ones may move with the
+    flow estimator between two dumps)."""
+    keep = {NUM[n] for n in SIZE}
+    return sorted((t, p) for t, p in attrs(opts) if t in keep)
+
+
+def boundary(rng, nbytes):
+    top = (1 << (8 * nbytes)) - 1
+    return rng.choice([0, 1, 2, 3, 7, 8, 9, 24, 25, 31, 32, 63, 64, 255, 256, 1023, 1024,
+                       1025, 65535, 65536, 2**31 - 1, 2**31, top - 1, top,
+                       rng.randrange(0, top + 1), rng.randrange(0, 1 << 16)]) & top
+
+
+class Fuzzer:
+    def __init__(self, dev, dst, seed):
+        self.rng = random.Random(seed)
+        self.ifindex = socket.if_nametoindex(dev)
+        self.nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
+        self.nl.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.nl.bind((0, 0))
+        self.nl.settimeout(10)
+        self.seq = 0
+        self.dst = dst
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.setblocking(False)
+        self.gso = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.gso.setblocking(False)
+        try:
+            self.gso.setsockopt(SOL_UDP, UDP_SEGMENT, 1000)
+        except OSError:
+            self.gso = None
+        self.c = dict(messages=0, accepted=0, refused=0, refused_no_extack=0,
+                      changed_by_refusal=0, inconsistent=0, no_answer=0, datagrams=0,
+                      gso_datagrams=0, by_errno={}, extack={})
+        self.bad = []
+
+    # ---- netlink -------------------------------------------------------------
+    def talk(self, mtype, flags, body):
+        self.seq += 1
+        msg = struct.pack("=IHHII", 16 + len(body), mtype, flags | NLM_F_REQUEST | NLM_F_ACK,
+                          self.seq, 0) + body
+        self.nl.send(msg)
+        while True:
+            data = self.nl.recv(1 << 16)
+            ln, t, f, seq, _ = struct.unpack_from("=IHHII", data, 0)
+            if t == NLMSG_ERROR and seq == self.seq:
+                break
+        (err,) = struct.unpack_from("=i", data, 16)
+        off = 20 + (16 if f & NLM_F_CAPPED else struct.unpack_from("=I", data, 20)[0])
+        text = ""
+        if f & NLM_F_ACK_TLVS:
+            for at, p in attrs(data[off:ln]):
+                if at == NLMSGERR_ATTR_MSG:
+                    text = p.split(b"\0")[0].decode(errors="replace")
+        return -err, text
+
+    def tcmsg(self):
+        return struct.pack("=BxxxiIII", socket.AF_UNSPEC, self.ifindex, 0, TC_H_ROOT, 0)
+
+    def dump(self):
+        """The root qdisc's (kind, TCA_OPTIONS bytes) on the device."""
+        self.seq += 1
+        self.nl.send(struct.pack("=IHHII", 36, RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP,
+                                 self.seq, 0) + bytes(20))
+        found = None
+        while True:
+            data = self.nl.recv(1 << 16)
+            o = 0
+            while o + 16 <= len(data):
+                ln, t = struct.unpack_from("=IH", data, o)
+                if t in (NLMSG_ERROR, NLMSG_DONE) or ln < 16:
+                    return found
+                if t == RTM_NEWQDISC:
+                    _, i, _, parent, _ = struct.unpack_from("=BxxxiIII", data, o + 16)
+                    top = dict(attrs(data[o + 36:o + ln]))
+                    if i == self.ifindex and parent == TC_H_ROOT:
+                        found = (top.get(TCA_KIND, b"").rstrip(b"\0").decode(),
+                                 top.get(TCA_OPTIONS, b""))
+                o += (ln + 3) & ~3
+
+    # ---- messages ------------------------------------------------------------
+    def mutate(self, a):
+        """@a: list of [type, payload bytes, nested flag]; 1-3 mutations."""
+        r = self.rng
+        for _ in range(r.randint(1, 3)):
+            k = r.randrange(12)
+            names = [n for n in SIZE]
+            if k == 0 and a:                                  # drop one
+                a.pop(r.randrange(len(a)))
+            elif k == 1 and a:                                # duplicate one
+                a.insert(r.randrange(len(a) + 1), list(r.choice(a)))
+            elif k == 2 and a:                                # truncate
+                x = r.choice(a)
+                x[1] = x[1][:r.randrange(len(x[1]) + 1)]
+            elif k == 3 and a:                                # extend
+                x = r.choice(a)
+                x[1] = x[1] + bytes(r.randrange(256) for _ in range(r.choice([1, 3, 4, 8, 256])))
+            elif k in (4, 5, 6):                              # a boundary or random value
+                n = r.choice(names)
+                a[:] = [x for x in a if x[0] != NUM[n]]
+                if n == "SSTHRESH":
+                    cnt = r.choice([0, 1, 2, 3, r.randrange(1, MAX_FLOWS + 80)])
+                    v = [boundary(r, 4) if r.random() < 0.3 else r.randrange(1, 200)
+                         for _ in range(cnt)]
+                elif n == "FLAGS":
+                    v = r.choice([0, 1, 2, 3, FLAGS_ALL, FLAGS_ALL + 1, 1 << r.randrange(32)])
+                else:
+                    v = boundary(r, SIZE[n])
+                a.append([NUM[n], pack(n, v), False])
+            elif k == 7:                                      # read-only or unknown type
+                t = r.choice([NUM[n] for n in READ_ONLY] +
+                             [max(NUM.values()) + 1, 99, 0, 0x3FFF])
+                a.append([t, struct.pack("=I", boundary(r, 4)), False])
+            elif k == 8 and a:                                # nested flag on a leaf
+                r.choice(a)[2] = True
+            elif k == 9 and a:                                # another attribute's size
+                x = r.choice(a)
+                x[1] = bytes(r.choice([1, 2, 4, 8, 12]))
+            elif k == 10:                                     # garbage attribute
+                a.append([r.randrange(0x4000), bytes(r.randrange(256) for _ in
+                                                      range(r.randrange(16))), False])
+            elif k == 11 and len(a) > 1:                      # shuffle
+                r.shuffle(a)
+        return a
+
+    def options(self, mode):
+        r = self.rng
+        a = [[NUM[n], pack(n, v), False] for n, v in GOOD.items()]
+        if mode == "change":
+            a = r.sample(a, r.randrange(0, len(a) + 1))
+        if r.random() < 0.85:
+            a = self.mutate(a)
+        body = b"".join(nla(t | (NLA_F_NESTED if nested else 0), p) for t, p, nested in a)
+        shape = r.random()
+        if shape < 0.02:
+            return nla(TCA_OPTIONS, body)                     # not flagged nested
+        if shape < 0.04:
+            return nla(TCA_OPTIONS | NLA_F_NESTED, b"")       # empty
+        if shape < 0.06:
+            return nla(TCA_OPTIONS | NLA_F_NESTED,
+                       bytes(r.randrange(256) for _ in range(r.randrange(1, 64))))
+        if shape < 0.07:
+            return b""                                        # none
+        return nla(TCA_OPTIONS | NLA_F_NESTED, body)
+
+    def traffic(self):
+        for _ in range(self.rng.randint(1, 4)):
+            try:
+                self.udp.sendto(bytes(self.rng.choice([64, 512, 1000, 1400])), (self.dst, 9))
+                self.c["datagrams"] += 1
+            except OSError:
+                pass
+        if self.gso and self.rng.random() < 0.3:
+            try:
+                self.gso.sendto(bytes(self.rng.choice([2000, 4000, 16000])), (self.dst, 9))
+                self.c["gso_datagrams"] += 1
+            except OSError:
+                pass
+
+    def violation(self, kind, detail):
+        self.c[kind] += 1
+        if len(self.bad) < 20:
+            self.bad.append(f"{kind}: {detail}")
+
+    def check_consistent(self, opts):
+        o = {t: p for t, p in attrs(opts)}
+        try:
+            lim = struct.unpack("=I", o[NUM["LIMIT"]])[0]
+            lo = struct.unpack("=I", o[NUM["QTH_MIN"]])[0]
+            hi = struct.unpack("=I", o[NUM["QTH_MAX"]])[0]
+        except (KeyError, struct.error) as e:
+            return f"dump lacks a computed value: {e}"
+        if not lo < hi < lim:
+            return f"min_th {lo}, max_th {hi}, limit {lim}"
+        return None
+
+    def one(self):
+        r = self.rng
+        before = self.dump()
+        have = before is not None and before[0] == "redopt"
+        x = r.random()
+        if x < 0.03 and have:
+            err, _ = self.talk(RTM_DELQDISC, 0, self.tcmsg())
+            self.c["messages"] += 1
+            self.c["accepted" if err == 0 else "refused"] += 1
+            return
+        if not have or x < 0.25:
+            mode, flags = ("add", NLM_F_CREATE | NLM_F_EXCL) if not have else \
+                ("replace", NLM_F_CREATE | NLM_F_REPLACE)
+        else:
+            mode, flags = "change", 0
+        body = self.tcmsg() + nla(TCA_KIND, b"redopt\0") + self.options(mode)
+        err, text = self.talk(RTM_NEWQDISC, flags, body)
+        self.c["messages"] += 1
+        after = self.dump()
+        if err:
+            self.c["refused"] += 1
+            self.c["by_errno"][err] = self.c["by_errno"].get(err, 0) + 1
+            key = text or "(none)"
+            self.c["extack"][key] = self.c["extack"].get(key, 0) + 1
+            if not text:
+                self.violation("refused_no_extack", f"{mode} errno {err}: {body.hex()}")
+            if (after is None) != (before is None) or (after and before and (
+                    after[0] != before[0] or inputs(after[1]) != inputs(before[1]))):
+                self.violation("changed_by_refusal", f"{mode} errno {err} {text!r}")
+        else:
+            self.c["accepted"] += 1
+            if after is None or after[0] != "redopt":
+                self.violation("inconsistent", f"{mode} accepted, no redopt after: {after}")
+            else:
+                why = self.check_consistent(after[1])
+                if why:
+                    self.violation("inconsistent", f"{mode}: {why}")
+
+    def run(self, n):
+        for _ in range(n):
+            self.one()
+            self.traffic()
+        return self.c
+
+
+def main():
+    dev, dst, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    f = Fuzzer(dev, dst, seed)
+    c = f.run(n)
+    for b in f.bad:
+        print(b, file=sys.stderr)
+    c["by_errno"] = {str(k): v for k, v in sorted(c["by_errno"].items())}
+    c["extack"] = dict(sorted(c["extack"].items(), key=lambda kv: -kv[1])[:40])
+    print(json.dumps(c))
+
+
+if __name__ == "__main__":
+    main()

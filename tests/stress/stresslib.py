@@ -1,0 +1,88 @@
+"""Helpers of the stress suite.
+
+    python3 stresslib.py flood DST SECONDS    UDP datagrams to DST:9 for
+                                              SECONDS
+    python3 stresslib.py hold CC BYTES        a TCP connection over
+                                              loopback with congestion
+                                              control CC: BYTES sent, then
+                                              "ready" on stdout; closed
+                                              when stdin closes
+
+Run them inside a namespace (ip netns exec).
+"""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def scaled(n):
+    """@n scaled by STRESS_SCALE (default 1: the documented counts), at
+    least 1."""
+    return max(1, int(n * float(os.environ.get("STRESS_SCALE", "1"))))
+
+
+def flood(ns, dst, seconds):
+    """Start UDP traffic to @dst from namespace @ns for @seconds: a Popen
+    (wait() for its count of datagrams on stdout)."""
+    return subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, __file__, "flood",
+                             dst, str(seconds)], stdout=subprocess.PIPE, text=True)
+
+
+def _flood(dst, seconds):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    buf, n, end = bytes(1000), 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        for _ in range(64):
+            try:
+                s.sendto(buf, (dst, 9))
+                n += 1
+            except OSError:
+                pass
+    print(n)
+
+
+def hold(ns, cc, nbytes):
+    """Start a loopback connection of @cc in @ns; returns the Popen once
+    the connection has carried @nbytes (close its stdin to end it)."""
+    p = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, __file__, "hold", cc,
+                          str(nbytes)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline().strip()
+    if line != "ready":
+        p.kill()
+        raise RuntimeError(f"hold {cc}: {line!r} {p.stderr.read()}")
+    return p
+
+
+def _hold(cc, nbytes):
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    c = socket.socket()
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    c.connect(ls.getsockname())
+    a, _ = ls.accept()
+    buf, sent = bytes(65536), 0
+    while sent < nbytes:
+        sent += c.send(buf[:min(len(buf), nbytes - sent)])
+        try:
+            while a.recv(1 << 20, socket.MSG_DONTWAIT):
+                pass
+        except BlockingIOError:
+            pass
+    got = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0")[0]
+    print("ready" if got.decode() == cc else f"cc is {got!r}", flush=True)
+    sys.stdin.read()
+    c.close()
+    a.close()
+    ls.close()
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["flood"]:
+    _flood(sys.argv[2], float(sys.argv[3]))
+elif __name__ == "__main__" and sys.argv[1:2] == ["hold"]:
+    _hold(sys.argv[2], int(sys.argv[3]))
