@@ -132,6 +132,20 @@ def test_missing_file_and_bad_options(specd, tmp_path):
     assert p.returncode == 0 and "usage: specd" in p.stdout
 
 
+def test_config_writable_by_others_refused(specd, tmp_path):
+    """A config anybody may write names routes and peers for a daemon with
+    CAP_NET_ADMIN: refused, with its mode; group-writable is the admin's
+    choice."""
+    path = write(tmp_path, GOOD)
+    os.chmod(path, 0o646)
+    p = run(specd, "-n", "-c", path)
+    assert p.returncode == 2 and f"{path}: writable by others (mode 0646): refused" in p.stderr, \
+        p.stderr
+    os.chmod(path, 0o664)
+    p = run(specd, "-n", "-c", path)
+    assert p.returncode == 0, p.stderr
+
+
 # ---- specctl status -----------------------------------------------------
 
 STATE = """\

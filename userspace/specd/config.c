@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "specd.h"
 
@@ -294,6 +295,7 @@ int specd_conf_load(const char *path, struct specd_conf *c, char *err, size_t er
 {
 	struct cf f = { .path = path, .line = 0, .err = err, .errlen = errlen };
 	char line[1024];
+	struct stat st;
 	FILE *fp;
 	int rc = 0;
 
@@ -301,6 +303,15 @@ int specd_conf_load(const char *path, struct specd_conf *c, char *err, size_t er
 	fp = fopen(path, "r");
 	if (!fp) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* the config names the routes specd rewrites and the peers it
+	 * connects to: one that anybody may write is not the admin's
+	 */
+	if (fstat(fileno(fp), &st) == 0 && (st.st_mode & S_IWOTH)) {
+		snprintf(err, errlen, "%s: writable by others (mode %04o): refused",
+			 path, (unsigned int)(st.st_mode & 07777));
+		fclose(fp);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), fp)) {
