@@ -275,6 +275,27 @@ def test_verdict_expiry_falls_back_and_recovers(sd):
     sd.assert_foreign_untouched()
 
 
+def test_probe_max_bounds_a_tick(sd):
+    """probe_max = 1: one destination probed a tick, the others at the
+    following ticks, in order: the probes' traffic is bounded whatever
+    the number of destinations."""
+    sd.start(probe_max=1, probe_interval="5s")
+
+    def judged():
+        rc, st, _ = sd.status()
+        if rc:
+            return None
+        return [d["destination"] for d in st["destinations"] if d["verdict"] != "unknown"]
+    first = sd.wait(judged, 15, "a first verdict")
+    t0 = time.time()
+    assert first == [sd.ip("a")], first
+    time.sleep(2)
+    assert judged() == first, "more than one destination probed in a tick"
+    second = sd.wait(lambda: (j := judged()) and len(j) > 1 and j, 15, "a second verdict")
+    assert second == [sd.ip("a"), sd.ip("b")], second
+    assert time.time() - t0 >= 2.5, "the second destination came in the same tick"
+
+
 def test_passive_evidence(sd):
     """Destinations inside a managed prefix are found from live sockets;
     a connection that asked for ECN and was refused turns the verdict at

@@ -17,6 +17,7 @@
  *   probe_timeout   [3s]      connect, then data back, each
  *   probe_interval  [10s]     the tick: sock_diag poll, due probes
  *   probe_parallel  [64]      probe connections in flight at once (1..256)
+ *   probe_max       [256]     destinations probed a tick at most (1..1024)
  *   verdict_ttl     [10m]     how long a verdict lasts before a new probe
  *   state_file      [/var/lib/specnet/specd.state]
  *   route_protocol  [245]     rtm_protocol of specd's routes (5..255)
@@ -224,6 +225,7 @@ static void defaults(struct specd_conf *c, const char *path)
 	c->probe_timeout_ms = 3000;
 	c->probe_interval_ms = 10000;
 	c->probe_parallel = 64;
+	c->probe_max = 256;
 	c->verdict_ttl_ms = 600000;
 	strcpy(c->state_file, SPECD_DEFAULT_STATE);
 	c->route_protocol = SPECD_DEFAULT_PROTO;
@@ -270,6 +272,10 @@ static int one_line(struct cf *f, struct specd_conf *c, char *key, char *v)
 		if (parse_uint(f, key, v, 1, SPECD_MAX_PARALLEL, &n))
 			return -1;
 		c->probe_parallel = (unsigned int)n;
+	} else if (!strcmp(key, "probe_max")) {
+		if (parse_uint(f, key, v, 1, SPECD_MAX_DESTS, &n))
+			return -1;
+		c->probe_max = (unsigned int)n;
 	} else if (!strcmp(key, "verdict_ttl")) {
 		return parse_duration(f, key, v, 1000, 7 * 86400000U, &c->verdict_ttl_ms);
 	} else if (!strcmp(key, "state_file")) {

@@ -263,6 +263,8 @@ static void passive(time_t now)
  */
 struct probe_round {
 	time_t now;				/* what is due is judged at this time */
+	long long stop_ms;			/* no new probe from then on */
+	unsigned int started;			/* probes begun this round */
 	unsigned int at;			/* next st.d index to look at */
 	unsigned int map[SPECD_MAX_DESTS];	/* probe number -> st.d index */
 	unsigned char flipped[SPECD_MAX_DESTS];	/* by st.d index */
@@ -322,11 +324,19 @@ static int probe_begin(unsigned int i, struct specd_addr *a, int *route_asks,
 {
 	struct probe_round *pr = arg;
 
+	/* Bounded traffic whatever the number of destinations: at most
+	 * probe_max destinations a tick (a destination at most once per
+	 * verdict_ttl), none started after a tick's length; the rest are
+	 * due at the next tick, in order.
+	 */
+	if (pr->started >= conf.probe_max || specd_now_ms() >= pr->stop_ms)
+		return -1;
 	for (; pr->at < st.n; pr->at++) {
 		struct specd_dest *d = &st.d[pr->at];
 
 		if (d->verdict != SPECD_UNKNOWN && pr->now < d->expires)
 			continue;
+		pr->started++;
 		pr->map[i] = pr->at++;
 		*a = d->addr;
 		return probe_prepare(pr->map[i], route_asks, res);
@@ -363,6 +373,7 @@ static void probe_due(time_t now)
 
 	memset(&round_, 0, sizeof(round_));
 	round_.now = now;
+	round_.stop_ms = specd_now_ms() + conf.probe_interval_ms;
 	specd_probe_run(&conf, &prober, &got_term);
 }
 

@@ -80,6 +80,7 @@ struct specd_conf {
 	unsigned int probe_timeout_ms;
 	unsigned int probe_interval_ms;	/* the main tick: diag poll + due probes */
 	unsigned int probe_parallel;	/* probe connections in flight at once */
+	unsigned int probe_max;		/* destinations probed a tick at most */
 	unsigned int verdict_ttl_ms;
 	char state_file[256];
 	unsigned int route_protocol;
