@@ -240,7 +240,7 @@ static void redopt_fe_timer(struct timer_list *t)
 {
 	struct redopt_sched_data *q = from_timer(q, t, fe_timer);
 	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock;
+	spinlock_t *root_lock;		/* the root qdisc's, as sch_red's timer takes */
 
 	rcu_read_lock();
 	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
