@@ -56,7 +56,10 @@ def reference(bandwidth, rtt_s, flows, ssthresh, min_th, max_p, wlog=9, window=N
 def peaks(pipe, sum_ss, m, min_th, max_p, wlog, max_th):
     """ca_peak and transient, one arrival at a time (red_model.h, the peaks):
     from the first round whose windows fill the pipe, u arrivals a round,
-    the queue up by m / u each, RED's average from 0 updated before it."""
+    the queue up by m / u each, RED's average from 0 updated before it.
+    Every flow is marked when the summed probabilities reach m, or when the
+    average reaches max_th (forced marks); the queue then grows one more
+    round trip, m packets."""
     w, k = 2.0 ** -wlog, max_p / (2 * min_th)
     u = sum_ss
     if u < pipe:
@@ -71,11 +74,9 @@ def peaks(pipe, sum_ss, m, min_th, max_p, wlog, max_th):
                 if avg >= min_th:
                     ca = q
                 continue
-            if avg >= max_th:
-                return ca, q
             if qm is None:
                 haz += k * (avg - min_th)
-                if haz >= m:
+                if haz >= m or avg >= max_th:
                     qm = q + m
             elif q >= qm:
                 return ca, qm
@@ -98,26 +99,26 @@ def limit_of(j):
 
 def test_example_json(specctl):
     out, j = red_json(specctl, *EXAMPLE)
-    assert out.startswith('{"limit":51,"min_th":5,"max_th":8,"qavg_max":7.30,')
+    assert out.startswith('{"limit":53,"min_th":5,"max_th":8,"qavg_max":7.30,')
     assert list(j)[:4] == ["limit", "min_th", "max_th", "qavg_max"]
     assert j["buffer"] == j["ss_peak"] == 19
-    assert (j["ca_peak"], j["transient"], j["transient_end"]) == (27, 31, "max_th")
+    assert (j["ca_peak"], j["transient"], j["transient_end"]) == (27, 33, "max_th")
     assert (j["margin"], j["limit_by"]) == (20, "transient")
     assert j["window"] == 38.0
     assert j["wlog"] == 9
     assert j["w"] == 0.001953125
     assert (j["wlog_follow"], j["w_follow"], j["max_th_follow"]) == (5, 0.03125, 8)
-    assert (j["ca_peak_follow"], j["transient_follow"]) == (20, 21)
-    assert (j["limit_follow"], j["limit_follow_by"]) == (41, "transient")
+    assert (j["ca_peak_follow"], j["transient_follow"]) == (20, 23)
+    assert (j["limit_follow"], j["limit_follow_by"]) == (43, "transient")
     assert j["m_bound"] is None
 
 
 # (RTT, SSth): ss_peak, ca_peak, transient, limit, limit_by; at wlog_follow 5:
 # ca_peak, transient, limit, limit_by (worked by hand in test_red_model.c)
 WORKED = [
-    ("59ms", "15,20", 24, 30, 33, 53, "transient", 25, 25, 45, "ca_peak"),
-    ("99ms", "15,15", 12, 22, 27, 47, "transient", 13, 14, 34, "transient"),
-    ("59ms", "15,15", 19, 27, 31, 51, "transient", 20, 21, 41, "transient"),
+    ("59ms", "15,20", 24, 30, 35, 55, "transient", 25, 27, 47, "transient"),
+    ("99ms", "15,15", 12, 22, 29, 49, "transient", 13, 16, 36, "transient"),
+    ("59ms", "15,15", 19, 27, 33, 53, "transient", 20, 23, 43, "transient"),
 ]
 
 
@@ -145,10 +146,12 @@ def test_explain(specctl):
     assert terms == ["ss_peak", "max_th", "ca_peak", "transient", "limit", "wlog_follow"]
     for text in ["ss_peak = 24 packets", "ceil(35 - 11.062) = 24", "max_th = 8 packets",
                  "Qmax = 7.30", "ca_peak = 30 packets", "m / (w u) = 29.257 packets",
-                 "transient = 33 packets", "reaches max_th = 8 first",
-                 "limit = 53 packets, set by transient", "+ 20 (10 packets", "= 53;",
-                 "wlog_follow = 5, limit_follow = 45 packets", "pipe + min_th = 16.062",
-                 "w = 2^-5 = 0.03125", "limit 45 (ca_peak)", "The qdisc runs Wlog 9"]:
+                 "transient = 35 packets", "reaches max_th = 8 first",
+                 "with the queue at 33", "(forced marks)", "peaks at 35 packets (+2)",
+                 "the queue stops at 33",
+                 "limit = 55 packets, set by transient", "+ 20 (10 packets", "= 55;",
+                 "wlog_follow = 5, limit_follow = 47 packets", "pipe + min_th = 16.062",
+                 "w = 2^-5 = 0.03125", "limit 47 (transient)", "The qdisc runs Wlog 9"]:
         assert text in out, (text, out)
 
 
@@ -162,14 +165,14 @@ def test_explain_excludes(specctl, other):
 def test_example_table(specctl):
     out = red(specctl, *EXAMPLE)
     rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:]}
-    assert rows["limit"] == "51"
+    assert rows["limit"] == "53"
     assert "set by transient (+ 20 packets margin" in out
     assert rows["ss_peak"] == "19"
     assert rows["ca_peak"] == "27"
-    assert rows["transient"] == "31"
+    assert rows["transient"] == "33"
     assert "(ends: max_th)" in out
     assert rows["follow"] == "5"
-    assert "max_th 8, limit 41 (transient); not in force" in out
+    assert "max_th 8, limit 43 (transient); not in force" in out
     assert rows["min_th"] == "5"
     assert rows["max_th"] == "8"
     assert rows["Qmax"] == "7.30"
@@ -180,7 +183,7 @@ def test_example_table(specctl):
 def test_ewma_rounds_to_wlog_9(specctl, ewma):
     _, j = red_json(specctl, *EXAMPLE, "--ewma", ewma)
     assert j["wlog"] == 9
-    assert (j["limit"], j["min_th"], j["max_th"], j["qavg_max"]) == (51, 5, 8, 7.30)
+    assert (j["limit"], j["min_th"], j["max_th"], j["qavg_max"]) == (53, 5, 8, 7.30)
 
 
 def test_ewma_other_weights(specctl):
@@ -233,18 +236,18 @@ def test_loss_rate_bound(specctl):
 
 def test_tc_red(specctl):
     out = red(specctl, *EXAMPLE, "--tc-red", "eth0")
-    assert out == ("tc qdisc add dev eth0 root red limit 51000 min 5000 max 8000 "
+    assert out == ("tc qdisc add dev eth0 root red limit 53000 min 5000 max 8000 "
                    "avpkt 1000 burst 6 bandwidth 1500000bit probability 0.1 ecn\n")
     _, j = red_json(specctl, *EXAMPLE, "--tc-red", "eth0")
     assert j["tc_red"] == out.strip()
 
 
 def test_tc_red_avpkt_and_limit(specctl):
-    # the limit in force (49 packets) in bytes
+    # the limit in force (51 packets) in bytes
     args = list(EXAMPLE)
     args[args.index("15,15")] = "1"
     out = red(specctl, *args, "--avpkt", "1500", "--tc-red", "veth0")
-    assert " limit 73500 min 7500 max 12000 avpkt 1500 burst 6 " in out
+    assert " limit 76500 min 7500 max 12000 avpkt 1500 burst 6 " in out
 
 
 def test_limit_terms(specctl):
@@ -252,8 +255,8 @@ def test_limit_terms(specctl):
     args = list(EXAMPLE)
     args[args.index("15,15")] = "1"
     _, j = red_json(specctl, *args)
-    assert (j["buffer"], j["ca_peak"], j["transient"], j["max_th"]) == (1, 23, 27, 8)
-    assert (j["limit"], j["limit_by"]) == (47, "transient")
+    assert (j["buffer"], j["ca_peak"], j["transient"], j["max_th"]) == (1, 23, 29, 8)
+    assert (j["limit"], j["limit_by"]) == (49, "transient")
     # max_th + 1 sets it: one flow, W 1, max_p 0.01, w 1/2 (the marks end the transient)
     _, j = red_json(specctl, "--bandwidth", "1.5mbit", "--rtt", "59ms", "--flows", "1",
                     "--ssthresh", "1", "--min", "5", "--max-p", "0.01", "--window", "1",

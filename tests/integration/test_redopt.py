@@ -70,14 +70,14 @@ CASES = [
     ("a1", "add with the paper's example", [],
      f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}", 0,
      "TC qdisc show dev DEV",
-     r"qdisc redopt 1: root .*limit 51p qth_min 5p qth_max 8p qavg_max 7\.30", 1),
+     r"qdisc redopt 1: root .*limit 53p qth_min 5p qth_max 8p qavg_max 7\.30", 1),
     ("a2", "ecn and adaptive flags", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn adaptive", 0,
      "TC qdisc show dev DEV", r"qdisc redopt .* ecn .*adaptive|qdisc redopt .*adaptive.* ecn", 1),
     ("a3", "per-flow ssthresh list", [],
      "TC qdisc add dev DEV root redopt bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15,20 "
      "min 5 probability 0.1 window 38", 0,
-     "TC qdisc show dev DEV", r"ssthresh 15,20 .*buffer 24p limit 53p", 1),
+     "TC qdisc show dev DEV", r"ssthresh 15,20 .*buffer 24p limit 55p", 1),
     ("a4", "window derived from the path", [],
      "TC qdisc add dev DEV root redopt bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15 "
      "min 5 probability 0.1", 0,
@@ -109,7 +109,7 @@ CASES = [
     ("a7", "loss-rate gives the bound on m", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE} loss-rate 12.5", 0,
      "TC qdisc show dev DEV",
-     r"avpkt 1000 loss-rate 12\.5 buffer 19p limit 51p qth_min 5p qth_max 8p qavg_max 7\.30 "
+     r"avpkt 1000 loss-rate 12\.5 buffer 19p limit 53p qth_min 5p qth_max 8p qavg_max 7\.30 "
      r"m_bound 4 ", 1),
     ("a8", "without loss-rate the bound is n/a (-d)", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE}", 0,
@@ -118,7 +118,7 @@ CASES = [
      [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
      "TC qdisc change dev DEV root handle 1: redopt bandwidth 3mbit", 0,
      "TC qdisc show dev DEV",
-     r"bandwidth 3Mbit rtt 59ms .*avpkt 1000 buffer 8p limit 45p qth_min 5p qth_max 8p", 1),
+     r"bandwidth 3Mbit rtt 59ms .*avpkt 1000 buffer 8p limit 47p qth_min 5p qth_max 8p", 1),
     ("c5", "change of ewma alone",
      [f"TC qdisc add dev DEV root handle 1: redopt {EXAMPLE}"],
      "TC qdisc change dev DEV root handle 1: redopt ewma 0.004", 0,
@@ -133,10 +133,10 @@ CASES = [
      "TC qdisc show dev DEV", r"loss-rate|m_bound", 0),
     ("j1", "json dump", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn", 0,
-     "TC -j qdisc show dev DEV", r'"kind":"redopt".*"buffer":19,"limit":51.*"qth_max":8', 1),
+     "TC -j qdisc show dev DEV", r'"kind":"redopt".*"buffer":19,"limit":53.*"qth_max":8', 1),
     ("j2", "json dump with loss rate", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn loss-rate 12.5", 0,
-     "TC -j qdisc show dev DEV", r'"loss_rate":12\.5,.*"buffer":19,"limit":51,.*"m_bound":4\b', 1),
+     "TC -j qdisc show dev DEV", r'"loss_rate":12\.5,.*"buffer":19,"limit":53,.*"m_bound":4\b', 1),
     ("s1", "stats show xstats", [],
      f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn", 0,
      "TC -s qdisc show dev DEV", r"marked 0 early 0 forced 0 overflow 0 flows_est 2", 1),
@@ -144,7 +144,7 @@ CASES = [
      f"TC qdisc add dev DEV root redopt {EXAMPLE} ecn loss-rate 12.5", 0,
      "TC -s qdisc show dev DEV",
      r"bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0\.1 window 38 "
-     r"ewma 0\.00195 avpkt 1000 loss-rate 12\.5 ecn buffer 19p limit 51p qth_min 5p "
+     r"ewma 0\.00195 avpkt 1000 loss-rate 12\.5 ecn buffer 19p limit 53p qth_min 5p "
      r"qth_max 8p qavg_max 7\.30 m_bound 4 [\s\S]*marked 0 early 0 forced 0 overflow 0 "
      r"flows_est 2 qavg 0\.000 recomputes 0", 1),
     # negative: tc refuses before the kernel (exit 1), nothing created
@@ -324,7 +324,7 @@ def test_uapi_header_is_the_modules(redopt, dummy):
     want = {"BANDWIDTH": struct.pack("=Q", 1500000), "RTT": u32(59000), "FLOWS": u32(2),
             "SSTHRESH": u32(15), "WINDOW": u32(38), "MIN": u32(5), "WLOG": struct.pack("=B", 9),
             "AVPKT": u32(1000), "FLAGS": u32(1), "LOSS_RATE": u32(12500),
-            "BUFFER": u32(19), "LIMIT": u32(51), "QTH_MIN": u32(5), "QTH_MAX": u32(8),
+            "BUFFER": u32(19), "LIMIT": u32(53), "QTH_MIN": u32(5), "QTH_MAX": u32(8),
             "FLOWS_EST": u32(2), "M_BOUND": u32(4)}
     seen = {n: got.get(NUM[n]) for n in (*want, "MAX_P", "QMAX")}
     for n, v in want.items():
@@ -389,7 +389,7 @@ def test_dump_text_and_json(redopt, dummy):
            ns=dummy)
     inputs = ("bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
               "window 38 ewma 0.00195 avpkt 1000 loss-rate 12.5 ecn")
-    computed = "buffer 19p limit 51p qth_min 5p qth_max 8p qavg_max 7.30 m_bound 4"
+    computed = "buffer 19p limit 53p qth_min 5p qth_max 8p qavg_max 7.30 m_bound 4"
     xstats = "marked 0 early 0 forced 0 overflow 0 flows_est 2 qavg 0.000 recomputes 0"
     out = lab.sh(f"{TC} qdisc show dev d0", ns=dummy)
     assert f"{inputs} {computed} " in out and "Wlog" not in out, out
@@ -398,14 +398,14 @@ def test_dump_text_and_json(redopt, dummy):
     assert out.index(computed) < out.index(xstats), out
     out = lab.sh(f"{TC} -s -d qdisc show dev d0", ns=dummy)
     assert f"{computed} Wlog 9 " in out, out
-    assert f"{xstats} limit 51p qth_min 5p qth_max 8p" in out, out
+    assert f"{xstats} limit 53p qth_min 5p qth_max 8p" in out, out
     for flags in ("", "-s", "-d", "-s -d"):
         q = json.loads(lab.sh(f"{TC} -j {flags} qdisc show dev d0", ns=dummy))
         assert len(q) == 1 and q[0]["kind"] == "redopt", q
         o = q[0]["options"]
         assert o["bandwidth"] == 1500000 // 8 and o["rtt"] == 59000, o
         assert o["loss_rate"] == 12.5 and o["ecn"] is True, o
-        assert (o["buffer"], o["limit"], o["qth_min"], o["qth_max"]) == (19, 51, 5, 8), o
+        assert (o["buffer"], o["limit"], o["qth_min"], o["qth_max"]) == (19, 53, 5, 8), o
         assert o["m_bound"] == 4 and "Scell_log" not in o, o
         assert ("Wlog" in o) == ("-d" in flags), o
         assert ("marked" in q[0]) == ("-s" in flags), q
@@ -621,8 +621,10 @@ def test_ecn_flows_marked_same_goodput(redopt, figure):
     "the limit at L the first CA growth overflowed before marks took effect "
     "(measured: 31-40 overflow drops a run, by 3.5 s, 0-3 drops after); the "
     "limit covers the model's transient, whose average reaches max_th "
-    "before every flow is marked: forced drops instead (docs/algorithms.md, "
-    "redopt: known limits)"))
+    "before every flow is marked; from there ECT packets are marked (forced "
+    "marks, ecn without harddrop), but retransmissions, which Linux sends "
+    "without ECT, are dropped, early or forced (docs/algorithms.md, redopt: "
+    "known limits)"))
 def test_ecn_flows_zero_congestion_drops(redopt, figure):
     o = ecn_two_flows()["redopt"]
     figure("redopt marked/early/forced/overflow",

@@ -272,12 +272,16 @@ static void print_explain(const struct redopt_model_params *p, const struct redo
 	       "  once the probabilities summed over arrivals reach m = %u, and the senders\n"
 	       "  reduce one round trip later, each window one packet larger (+%u).\n", m, m);
 	if (o->transient_by_marks)
-		printf("  The marks take effect before the average reaches max_th = %u: the queue\n"
-		       "  peaks at %u packets.\n\n", o->qth_max, o->transient);
+		printf("  Every flow has its mark before the average reaches max_th = %u: the\n"
+		       "  queue peaks at %u packets.\n\n", o->qth_max, o->transient);
 	else
 		printf("  Here the average reaches max_th = %u first, with the queue at %u\n"
-		       "  packets: RED then drops every arrival (forced drops), the queue grows no\n"
-		       "  further.\n\n", o->qth_max, o->transient);
+		       "  packets: with ecn (and without harddrop) RED then CE-marks every ECT\n"
+		       "  arrival (forced marks), so each flow has its mark at once and the senders\n"
+		       "  reduce one round trip later: the queue peaks at %u packets (+%u). With\n"
+		       "  harddrop, or without ecn, RED drops those arrivals (forced drops) and\n"
+		       "  the queue stops at %u: the limit covers both.\n\n",
+		       o->qth_max, o->transient - m, o->transient, m, o->transient - m);
 
 	top = o->ss_peak > o->ca_peak ? o->ss_peak : o->ca_peak;
 	top = top > o->transient ? top : o->transient;

@@ -61,9 +61,16 @@
  *               marks at least once per unit of H while avg rises, so when
  *               H = m each flow (equal shares) has had its mark; the
  *               senders reduce one round trip later, each window one packet
- *               larger. If avg reaches max_th first, RED drops every arrival
- *               and the queue stops there: transient = ceil(q) at that
- *               arrival (forced drops; by_marks false).
+ *               larger (the average reaching max_th in that round changes
+ *               nothing: a sender reduces once a round trip, and forced
+ *               marks do not stop the queue). If avg reaches max_th
+ *               first (by_marks false), RED with ecn and without harddrop
+ *               CE-marks every ECT arrival (forced marks), so each flow
+ *               has its mark almost at once and the same round of
+ *               feedback follows: transient = ceil(q at max_th) + m.
+ *               With harddrop (or without ecn) RED drops those arrivals
+ *               instead and the queue stops at ceil(q at max_th): lower,
+ *               so the one figure bounds both.
  *
  * The order L <= ca_peak <= transient holds by construction; limit_by
  * names the largest (the first on a tie), or max_th. The margin, one
@@ -72,7 +79,8 @@
  * Example, SSth 15 and 20 of the flows above: q_0 = 35 - 11.06 = 23.94,
  * (511/512)^35 = 0.934, d_1 = 0.934 * 23.94 + (2 * 512 / 35) * 0.066 =
  * 24.29, avg_1 = 1.65; avg reaches 5 at q = 29.68 (ca_peak 30) and 8 at
- * q = 32.68 with H = 0.94 < 2 (transient 33, forced drops): limit 53.
+ * q = 32.68 with H = 0.94 < 2 (forced marks): transient ceil(32.68 + 2)
+ * = 35, limit 55.
  *
  * The weight that follows the queue: wlog_follow is the smallest k with
  * 2^k >= pipe + min_th (in 1..24), an average whose time constant 1/w is
@@ -80,7 +88,8 @@
  * w from the link rate likewise); follow holds max_th, the peaks and the
  * limit at that weight (the first k down from there that max_th allows).
  * Reported only: the qdisc runs Wlog. In the example, k = 5 (16.06 per
- * round trip): ca_peak 25, transient 25, limit 45.
+ * round trip): ca_peak 25, avg at max_th with q = 24.68, transient 27,
+ * limit 47.
  *
  * Integer evaluation, exact:
  *
@@ -150,9 +159,9 @@
  * Steps: u >= m at the start; steps of one round while u < 2 R m, at most
  * 2 R = 32; then h >= u / (2 R m), so u grows by at least 1 + 1/32 a step
  * and stays below 2^32: at most ln(2^27) / ln(1 + 1/32) = 608 steps; each
- * of the three searches (min_th; marks or max_th; feedback or max_th) ends
- * with at most 2 * 28 + 1 halving and 34 bisection steps: at most 920
- * steps per weight, each one power (at most 61 squarings).
+ * of the two searches (min_th; marks or max_th) ends with at most
+ * 2 * 28 + 1 halving and 34 bisection steps: at most 32 + 608 + 2 (57 +
+ * 34) = 822 steps per weight, each one power (at most 61 squarings).
  * REDOPT_STEPS_MAX (2048) guards it with -ERANGE.
  *
  * In the kernel, 64-bit divisions go through div64_u64()/div_u64(), the
@@ -230,7 +239,7 @@
 /* The peaks (ca_peak, transient) and the limit */
 #define REDOPT_QF		16	/* queue, average, lag: 2^-16 packet */
 #define REDOPT_STEP_RATIO	16U	/* R: a step is h <= u / (R m) rounds */
-#define REDOPT_STEPS_MAX	2048U	/* guard, per weight; the bound is 920 */
+#define REDOPT_STEPS_MAX	2048U	/* guard, per weight; the bound is 822 */
 #define REDOPT_BURST_PER_FLOW	10U	/* margin: one initial window per flow */
 
 /* The term that set the limit (redopt_limit_by_name() gives its name) */
@@ -262,11 +271,11 @@ struct redopt_peaks {
 	u32 transient;		/* highest queue before the marks take effect */
 	u32 qth_max;		/* max_th at this weight, packets */
 	u32 limit;		/* see struct redopt_model.limit, packets */
-	u32 steps;		/* step evaluations it took (bound: 920) */
+	u32 steps;		/* step evaluations it took (bound: 822) */
 	u8 wlog;		/* the weight 2^-wlog */
 	u8 limit_by;		/* REDOPT_LIMIT_BY_*: the term that set limit */
-	/* the transient ends with the marks; false: the average reaches
-	 * max_th first (forced drops)
+	/* every flow marked by the hazard; false: the average reaches max_th
+	 * first (forced marks; forced drops with harddrop)
 	 */
 	bool by_marks;
 };
@@ -818,7 +827,7 @@ struct redopt_ca_state {
 
 /* Stop at the first arrival where one of these is reached (U64_MAX: none). */
 struct redopt_ca_goal {
-	u64 avg, q, haz;
+	u64 avg, haz;
 };
 
 /*
@@ -915,7 +924,7 @@ static inline void redopt__ca_step(struct redopt_ca *c,
 static inline bool redopt__ca_hit(const struct redopt_ca_goal *g,
 				  const struct redopt_ca_state *t)
 {
-	return t->avg >= g->avg || t->q >= g->q || t->haz >= g->haz;
+	return t->avg >= g->avg || t->haz >= g->haz;
 }
 
 /*
@@ -997,9 +1006,9 @@ static inline int redopt__peaks(const struct redopt_model_params *p,
 		.max_p = p->max_p,
 		.wlog = wlog,
 	};
-	struct redopt_ca_goal g = { U64_MAX, U64_MAX, U64_MAX };
+	struct redopt_ca_goal g = { U64_MAX, U64_MAX };
 	struct redopt_ca_state s = { 0 };
-	u64 k0, qm;
+	u64 k0;
 	int err;
 
 	/* the first round whose windows fill the pipe: q >= 0, avg 0 */
@@ -1027,17 +1036,14 @@ static inline int redopt__peaks(const struct redopt_model_params *p,
 	err = redopt__ca_search(&c, &s, &g);
 	if (err)
 		return err;
-	if (s.avg < c.max_th) {
-		/* one round of feedback: m packets more, unless max_th first */
-		qm = s.q + ((u64)m << REDOPT_QF);
-		g.q = qm;
-		g.haz = U64_MAX;
-		err = redopt__ca_search(&c, &s, &g);
-		if (err)
-			return err;
-		s.q = min_t(u64, s.q, qm);
-	}
+	/*
+	 * Every flow has its mark: by the hazard, or at max_th, where RED
+	 * marks every ECT arrival (forced marks, ecn without harddrop; with
+	 * harddrop it drops them and the queue stops here, lower). One round
+	 * of feedback either way: m packets more.
+	 */
 	pk->by_marks = s.avg < c.max_th;
+	s.q += (u64)m << REDOPT_QF;
 	pk->transient = (u32)((s.q + (1U << REDOPT_QF) - 1) >> REDOPT_QF);
 	pk->qth_max = qth_max;
 	pk->wlog = wlog;
