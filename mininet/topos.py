@@ -760,7 +760,7 @@ class RedTopo(ChainTopo):
     1.5 Mbit/s bottleneck, 59 ms RTT, MTU 1052 (MSS 1000), 2 ECN flows with initial
     ssthresh 15 on the sender's route. The bottleneck queue is redopt,
     dimensioned by the model (MODEL, the example's s = 1000 bytes: max_th
-    8, limit 51), when @max_th is
+    8, limit 53), when @max_th is
     the model's; otherwise stock RED with @max_th, the same min_th, limit,
     max_p and EWMA weight (burst 60: Wlog 9, as redopt's default), so the
     thresholds are the only difference (classic: max_th = 3 min_th = 15)."""
