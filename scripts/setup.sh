@@ -8,6 +8,8 @@
 #   * kernels: Debian 6.1 (linux-image-amd64) and 6.12 from
 #     bookworm-backports, image + headers each
 #   * qemu, iperf3, iproute2, ethtool, mininet, build tools, sparse, valgrind (callgrind cost figures), libmnl
+#   * clang with its compiler-rt (libclang-rt-14-dev: libFuzzer, ASan, UBSan;
+#     only recommended by clang, so named here) for tests/fuzz
 #   * a Python venv at $VENV (pinned, requirements.txt) with virtme-ng and
 #     pytest, on Debian's python3 with --system-site-packages so that
 #     Mininet (a Debian package) imports.
@@ -81,6 +83,7 @@ PKGS=(
 	build-essential bc flex bison libelf-dev pkg-config sparse valgrind
 	libmnl-dev nftables bridge-utils iputils-ping python3-venv python3-dev dpkg-dev
 	groff-base man-db
+	clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do
