@@ -8,6 +8,8 @@
 #   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
 #   make cost            per-update / per-ACK instruction counts (callgrind, host)
 #   make stress          fuzzing, unload/netns cycles and churn in the VM (long)
+#   make fuzz            the userspace parsers under libFuzzer + ASan/UBSan, each
+#                        for FUZZ_SECONDS (default 600); any report fails it
 #   make install         modules into /lib/modules/<release>/updates + depmod
 #   make clean
 
@@ -38,12 +40,12 @@ SRC_SUB  ?= src
 EXTRA    ?=
 
 .PHONY: all modules userspace setup test test-host test-vm demo bench check cost stress stress-run \
-	install clean help print-kvers demo-run bench-run test-run
+	fuzz install clean help print-kvers demo-run bench-run test-run
 
 all: modules userspace
 
 help:
-	@sed -n '3,12p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
 
 define modules_for
 modules: modules-$(1)
@@ -66,6 +68,16 @@ userspace:
 SETUP ?= bash $(TOP)/scripts/setup.sh
 setup:
 	@$(SETUP)
+
+# The parsers of the tc plugin, specctl and specd under libFuzzer with ASan
+# and UBSan (clang): each harness of tests/fuzz for FUZZ_SECONDS over a
+# copy of its corpus, a summary line each (executions, crashes, corpus
+# size); fails with the reproducer's path on any crash, leak or report.
+# tests/host/test_fuzz_corpus.py replays the corpus in `make test`.
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	@$(MAKE) --no-print-directory -C $(TOP)/tests/fuzz O=$(BUILD)/fuzz run \
+		FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # W=1 and sparse over every supported kernel; any warning fails.
 # The cost of the algorithms' per-packet code on the host, under callgrind:
