@@ -12,7 +12,9 @@
  *   evidence <text to the end of the line>
  *   note <text to the end of the line>
  */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,26 @@ int specd_state_write(const char *path, const struct specd_state *s)
 	return 0;
 }
 
+/*
+ * Times are unix times from 0 (none) to the end of the year 9999, so that
+ * `specctl status` computes ages and expiries in a time_t.
+ */
+#define STATE_TIME_MAX	253402300799LL
+
+/* a decimal as specd writes it, alone on the rest of the line, up to @hi */
+static int get_num(const char *s, long long hi, long long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (errno || (*end && strcmp(end, "\n")) || *v > hi)
+		return -1;
+	return 0;
+}
+
 static void copy_rest(char *dst, size_t cap, const char *src)
 {
 	size_t n = strcspn(src, "\n");
@@ -109,7 +131,7 @@ int specd_state_read(const char *path, struct specd_state *s, unsigned int *bad_
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		long long since, expires;
+		long long since, expires, num;
 		unsigned int table;
 		int route, ecn, v;
 
@@ -118,9 +140,13 @@ int specd_state_read(const char *path, struct specd_state *s, unsigned int *bad_
 			if (strcmp(line, "specd-state 1\n"))
 				goto bad;
 		} else if (!strncmp(line, "pid ", 4)) {
-			s->pid = strtol(line + 4, NULL, 10);
+			if (get_num(line + 4, INT_MAX, &num))
+				goto bad;
+			s->pid = (long)num;
 		} else if (!strncmp(line, "written ", 8)) {
-			s->written = (time_t)strtoll(line + 8, NULL, 10);
+			if (get_num(line + 8, STATE_TIME_MAX, &num))
+				goto bad;
+			s->written = (time_t)num;
 		} else if (!strncmp(line, "conf ", 5)) {
 			copy_rest(s->conf, sizeof(s->conf), line + 5);
 		} else if (!strncmp(line, "dest ", 5)) {
@@ -136,7 +162,9 @@ int specd_state_read(const char *path, struct specd_state *s, unsigned int *bad_
 			for (v = 0; v < 3; v++)
 				if (!strcmp(verdict, verdict_names[v]))
 					break;
-			if (v == 3 || strlen(cc) >= SPECD_CC_MAX)
+			if (v == 3 || strlen(cc) >= SPECD_CC_MAX ||
+			    since < 0 || since > STATE_TIME_MAX ||
+			    expires < 0 || expires > STATE_TIME_MAX)
 				goto bad;
 			d->verdict = (enum specd_verdict)v;
 			d->since = (time_t)since;
