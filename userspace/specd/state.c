@@ -162,7 +162,7 @@ int specd_state_read(const char *path, struct specd_state *s, unsigned int *bad_
 			for (v = 0; v < 3; v++)
 				if (!strcmp(verdict, verdict_names[v]))
 					break;
-			if (v == 3 || strlen(cc) >= SPECD_CC_MAX ||
+			if (v == 3 || (strcmp(cc, "-") && !specd_cc_name_ok(cc)) ||
 			    since < 0 || since > STATE_TIME_MAX ||
 			    expires < 0 || expires > STATE_TIME_MAX)
 				goto bad;
