@@ -203,7 +203,11 @@ static void print_table(const struct redopt_model_params *p, const struct redopt
 		       "m bound", "n/a");
 }
 
-/* 2^-k exactly in decimal: 5^k in k decimals (5^24 < 2^56) */
+/*
+ * 2^-k exactly in decimal: 5^k in k decimals (5^24 < 2^56). Not through
+ * specctl_fmt_fixed(), whose 10^k fits 64 bits only up to k = 19: Wlog
+ * goes to 24.
+ */
 static const char *fmt_weight(char *buf, size_t len, unsigned int k)
 {
 	uint64_t v = 1;
@@ -211,7 +215,11 @@ static const char *fmt_weight(char *buf, size_t len, unsigned int k)
 
 	for (i = 0; i < k; i++)
 		v *= 5;
-	return specctl_fmt_fixed(buf, len, v, k);
+	if (k)
+		snprintf(buf, len, "0.%0*llu", (int)k, (unsigned long long)v);
+	else
+		snprintf(buf, len, "1");
+	return buf;
 }
 
 static uint64_t sum_ssthresh(const struct redopt_model_params *p)

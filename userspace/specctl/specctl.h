@@ -70,7 +70,7 @@ int specctl_parse_fixed(const char *s, unsigned int digits, uint64_t *out,
 /* A plain unsigned integer that fits in 32 bits. */
 int specctl_parse_u32(const char *s, uint32_t *out, const char **why);
 
-/* "<int>.<frac>" of a value in 10^-digits units, e.g. (7297, 3) "7.297" */
+/* "<int>.<frac>" of a value in 10^-digits units, e.g. (7297, 3) "7.297"; digits <= 19 */
 const char *specctl_fmt_fixed(char *buf, size_t len, uint64_t v, unsigned int digits);
 /* The same with trailing zeros (and a trailing point) removed: "0.1" */
 const char *specctl_fmt_trim(char *buf, size_t len, uint64_t v, unsigned int digits);
