@@ -7,7 +7,8 @@
 #   make demo            the lossy satellite-link scenario in the VM (results/ + PNG)
 #   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
 #   make cost            per-update / per-ACK instruction counts (callgrind, host)
-#   make stress          fuzzing, unload/netns cycles and churn in the VM (long)
+#   make stress          fuzzing, unload/netns cycles and churn in the VM, then
+#                        make fuzz (long)
 #   make fuzz            the userspace parsers under libFuzzer + ASan/UBSan, each
 #                        for FUZZ_SECONDS (default 600); any report fails it
 #   make install         modules into /lib/modules/<release>/updates + depmod
@@ -40,12 +41,12 @@ SRC_SUB  ?= src
 EXTRA    ?=
 
 .PHONY: all modules userspace setup test test-host test-vm demo bench check cost stress stress-run \
-	fuzz install clean help print-kvers demo-run bench-run test-run
+	fuzz fuzz-run install clean help print-kvers demo-run bench-run test-run
 
 all: modules userspace
 
 help:
-	@sed -n '3,14p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
 
 define modules_for
 modules: modules-$(1)
@@ -68,16 +69,6 @@ userspace:
 SETUP ?= bash $(TOP)/scripts/setup.sh
 setup:
 	@$(SETUP)
-
-# The parsers of the tc plugin, specctl and specd under libFuzzer with ASan
-# and UBSan (clang): each harness of tests/fuzz for FUZZ_SECONDS over a
-# copy of its corpus, a summary line each (executions, crashes, corpus
-# size); fails with the reproducer's path on any crash, leak or report.
-# tests/host/test_fuzz_corpus.py replays the corpus in `make test`.
-FUZZ_SECONDS ?= 600
-fuzz: setup
-	@$(MAKE) --no-print-directory -C $(TOP)/tests/fuzz O=$(BUILD)/fuzz run \
-		FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # W=1 and sparse over every supported kernel; any warning fails.
 # The cost of the algorithms' per-packet code on the host, under callgrind:
@@ -127,14 +118,32 @@ test-host: setup
 # of redopt, module parameters fuzzed, load/unload and netns cycles, tc
 # churn under traffic; any kernel report in a guest's log fails it. Writes
 # docs/results/reliability.md. STRESS_SCALE=0.1 for a short run.
+# make stress then fuzzes the userspace parsers (make fuzz), FUZZ_SECONDS
+# scaled by STRESS_SCALE; either part failing fails it.
 stress: setup
-	@$(MAKE) --no-print-directory stress-run
+	@rc=0; $(MAKE) --no-print-directory stress-run || rc=1; \
+	$(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=$(STRESS_FUZZ_SECONDS) || rc=1; \
+	exit $$rc
 stress-run:
 	@[ -n "$(ALL_KVERS)" ] || $(NOKERNEL)
 	@echo "stress: kernels $(ALL_KVERS)"
 	@STRESS_SCALE=$(or $(STRESS_SCALE),1) $(PY) $(TOP)/tests/run.py --suite stress \
 		--kernels "$(ALL_KVERS)" $(if $(K),-k "$(K)"); rc=$$?; \
 	$(PY) $(TOP)/tests/stress/report.py $(ALL_KVERS) || rc=1; exit $$rc
+
+# The parsers of the tc plugin, specctl and specd under libFuzzer with ASan
+# and UBSan (clang): each harness of tests/fuzz for FUZZ_SECONDS over a
+# copy of its corpus, a summary line each (executions, crashes, corpus
+# size); fails with the reproducer's path on any crash, leak or report.
+# tests/host/test_fuzz_corpus.py replays the corpus in `make test`.
+FUZZ_SECONDS ?= 600
+STRESS_FUZZ_SECONDS = $(shell awk 'BEGIN { s = int($(FUZZ_SECONDS) * \
+	$(or $(STRESS_SCALE),1)); print s < 1 ? 1 : s }')
+fuzz: setup
+	@$(MAKE) --no-print-directory fuzz-run
+fuzz-run:
+	@$(MAKE) --no-print-directory -C $(TOP)/tests/fuzz O=$(BUILD)/fuzz run \
+		FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # DRY=1: resolve the kernels after setup, print them and stop (the
 # fresh-machine test, tests/host/test_fresh_machine.py).
