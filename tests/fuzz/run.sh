@@ -19,6 +19,8 @@ O=$1 SECONDS_EACH=$2
 shift 2
 FUZZ=$(cd "$(dirname "$0")" && pwd)
 fail=0
+mkdir -p "$O"
+: >"$O/summary.txt"	# the summary lines again, for tests/stress/report.py
 
 for h in "$@"; do
 	dir=$O/run/$h
@@ -36,7 +38,8 @@ for h in "$@"; do
 	arts=$(find "$dir" -maxdepth 1 -type f \
 		\( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | sort)
 	n=$(printf '%s' "$arts" | grep -c . || true)
-	echo "$h: ${execs:-?} executions, $n crashes, corpus $seed -> $(ls "$dir/corpus" | wc -l) inputs, $secs s"
+	echo "$h: ${execs:-?} executions, $n crashes, corpus $seed -> $(ls "$dir/corpus" | wc -l) inputs, $secs s" |
+		tee -a "$O/summary.txt"
 	if [ "$rc" != 0 ] || [ "$n" != 0 ]; then
 		fail=1
 		grep -m1 -E '^SUMMARY|contract broken|ERROR: libFuzzer' "$log" | sed 's/^/    /'

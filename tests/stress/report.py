@@ -96,7 +96,13 @@ def main(kernels):
         for r in reports:
             lines += ["", "```", r, "```"]
         lines.append("")
-    lines += ["## specd.service", "", security(), ""]
+    lines += ["## Userspace parsers (libFuzzer, ASan + UBSan)", ""]
+    try:
+        fz = open(os.path.join(TOP, "build", "fuzz", "summary.txt")).read().splitlines()
+    except OSError:
+        fz = []
+    lines += [f"* {x}" for x in fz] or ["No fuzzing run (`make fuzz`) found."]
+    lines += ["", "## specd.service", "", security(), ""]
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         f.write("\n".join(lines))
