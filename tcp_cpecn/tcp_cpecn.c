@@ -82,9 +82,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/math64.h>
 #include <linux/inet_diag.h>
@@ -94,6 +92,7 @@
 #include <net/inet_ecn.h>
 
 #include "compat.h"
+#include "cc_common.h"
 #include "ecn_syn.h"
 #include "qdelay_glue.h"
 #include <specnet/cpecn.h>
@@ -234,61 +233,49 @@ static const char * const cpecn_counter_names[CPECN_CNT_MAX] = {
 	[CPECN_CNT_BREAKER]	= "breaker_trips",
 };
 
+/* One file per control, the same counters in each. */
+static const struct specnet_counters_def cpecn_counters[CPECN_ALGO_MAX] = {
+	[CPECN_ALGO_CPECN] = { "tcp_cpecn", cpecn_counter_names, CPECN_CNT_MAX },
+	[CPECN_ALGO_WECN]  = { "tcp_wecn", cpecn_counter_names, CPECN_CNT_MAX },
+};
+
 struct cpecn_net {
-	atomic_long_t cnt[CPECN_ALGO_MAX][CPECN_CNT_MAX];
+	struct specnet_counters cnt[CPECN_ALGO_MAX];
 };
 
 static unsigned int cpecn_net_id __read_mostly;
 
-static void cpecn_show(struct seq_file *seq, enum cpecn_algo algo)
-{
-	struct cpecn_net *cn = net_generic(seq_file_single_net(seq),
-					   cpecn_net_id);
-	int i;
-
-	for (i = 0; i < CPECN_CNT_MAX; i++)
-		seq_printf(seq, "%s %ld\n", cpecn_counter_names[i],
-			   atomic_long_read(&cn->cnt[algo][i]));
-}
-
-static int cpecn_stat_show(struct seq_file *seq, void *v)
-{
-	cpecn_show(seq, CPECN_ALGO_CPECN);
-	return 0;
-}
-
-static int wecn_stat_show(struct seq_file *seq, void *v)
-{
-	cpecn_show(seq, CPECN_ALGO_WECN);
-	return 0;
-}
-
 static int __net_init cpecn_net_init(struct net *net)
 {
+	struct cpecn_net *cn = net_generic(net, cpecn_net_id);
 	int ret;
 
 	ret = specnet_ecn_syn_register(net);
 	if (ret)
 		return ret;
-	if (!proc_create_net_single("tcp_cpecn", 0444, net->proc_net,
-				    cpecn_stat_show, NULL))
+	ret = specnet_counters_init(net, &cn->cnt[CPECN_ALGO_CPECN],
+				    &cpecn_counters[CPECN_ALGO_CPECN]);
+	if (ret)
 		goto err_syn;
-	if (!proc_create_net_single("tcp_wecn", 0444, net->proc_net,
-				    wecn_stat_show, NULL))
-		goto err_proc;
+	ret = specnet_counters_init(net, &cn->cnt[CPECN_ALGO_WECN],
+				    &cpecn_counters[CPECN_ALGO_WECN]);
+	if (ret)
+		goto err_cpecn;
 	return 0;
 
-err_proc:
-	remove_proc_entry("tcp_cpecn", net->proc_net);
+err_cpecn:
+	specnet_counters_exit(net, &cn->cnt[CPECN_ALGO_CPECN]);
 err_syn:
 	specnet_ecn_syn_unregister(net);
-	return -ENOMEM;
+	return ret;
 }
 
 static void __net_exit cpecn_net_exit(struct net *net)
 {
-	remove_proc_entry("tcp_wecn", net->proc_net);
-	remove_proc_entry("tcp_cpecn", net->proc_net);
+	struct cpecn_net *cn = net_generic(net, cpecn_net_id);
+
+	specnet_counters_exit(net, &cn->cnt[CPECN_ALGO_WECN]);
+	specnet_counters_exit(net, &cn->cnt[CPECN_ALGO_CPECN]);
 	specnet_ecn_syn_unregister(net);
 }
 
@@ -337,7 +324,7 @@ static void cpecn_count(const struct sock *sk, enum cpecn_counter c)
 	struct cpecn_net *cn = net_generic(sock_net(sk), cpecn_net_id);
 	const struct cpecn_ca *ca = inet_csk_ca(sk);
 
-	atomic_long_inc(&cn->cnt[ca->algo][c]);
+	specnet_count(&cn->cnt[ca->algo], c);
 }
 
 static bool cpecn_ecn_ok(const struct tcp_sock *tp)

@@ -120,14 +120,13 @@
 #include <linux/inet_diag.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/proc_fs.h>
-#include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/tcp.h>
 #include <net/inet_ecn.h>
 
 #include "compat.h"
+#include "cc_common.h"
 #include "ecn_syn.h"
 #include "qdelay_glue.h"
 #include <specnet/spec.h>
@@ -208,8 +207,14 @@ static const char * const spec_counter_names[SPEC_CNT_MAX] = {
 	[SPEC_CNT_HYSTART]	= "hystart_exits",
 };
 
+static const struct specnet_counters_def spec_counters = {
+	.file	= "tcp_spec",
+	.names	= spec_counter_names,
+	.n	= SPEC_CNT_MAX,
+};
+
 struct spec_net {
-	atomic_long_t cnt[SPEC_CNT_MAX];
+	struct specnet_counters cnt;
 };
 
 static unsigned int spec_net_id __read_mostly;
@@ -218,39 +223,28 @@ static void spec_count(const struct sock *sk, enum spec_counter c)
 {
 	struct spec_net *sn = net_generic(sock_net(sk), spec_net_id);
 
-	atomic_long_inc(&sn->cnt[c]);
-}
-
-static int spec_stat_show(struct seq_file *seq, void *v)
-{
-	struct spec_net *sn = net_generic(seq_file_single_net(seq),
-					  spec_net_id);
-	int i;
-
-	for (i = 0; i < SPEC_CNT_MAX; i++)
-		seq_printf(seq, "%s %ld\n", spec_counter_names[i],
-			   atomic_long_read(&sn->cnt[i]));
-	return 0;
+	specnet_count(&sn->cnt, c);
 }
 
 static int __net_init spec_net_init(struct net *net)
 {
+	struct spec_net *sn = net_generic(net, spec_net_id);
 	int ret;
 
 	ret = specnet_ecn_syn_register(net);
 	if (ret)
 		return ret;
-	if (!proc_create_net_single("tcp_spec", 0444, net->proc_net,
-				    spec_stat_show, NULL)) {
+	ret = specnet_counters_init(net, &sn->cnt, &spec_counters);
+	if (ret)
 		specnet_ecn_syn_unregister(net);
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 static void __net_exit spec_net_exit(struct net *net)
 {
-	remove_proc_entry("tcp_spec", net->proc_net);
+	struct spec_net *sn = net_generic(net, spec_net_id);
+
+	specnet_counters_exit(net, &sn->cnt);
 	specnet_ecn_syn_unregister(net);
 }
 

@@ -119,9 +119,6 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/percpu.h>
-#include <linux/proc_fs.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/win_minmax.h>
 #include <net/net_namespace.h>
@@ -129,6 +126,7 @@
 #include <net/tcp.h>
 
 #include "compat.h"
+#include "cc_common.h"
 #include <specnet/tp.h>
 
 /* ---- parameters -------------------------------------------------------- */
@@ -320,12 +318,14 @@ static const char * const tp_counter_names[TP_CNT_MAX] = {
 	[TP_CNT_NOMEM]		= "no_memory",
 };
 
-struct tp_mib {
-	unsigned long cnt[TP_CNT_MAX];
+static const struct specnet_counters_def tp_counters = {
+	.file	= "tcp_tp",
+	.names	= tp_counter_names,
+	.n	= TP_CNT_MAX,
 };
 
 struct tp_net {
-	struct tp_mib __percpu *mib;
+	struct specnet_counters cnt;
 };
 
 static unsigned int tp_net_id __read_mostly;
@@ -334,47 +334,21 @@ static void tp_count(const struct sock *sk, enum tp_counter c)
 {
 	struct tp_net *tn = net_generic(sock_net(sk), tp_net_id);
 
-	this_cpu_inc(tn->mib->cnt[c]);
-}
-
-static int tp_stat_show(struct seq_file *seq, void *v)
-{
-	struct tp_net *tn = net_generic(seq_file_single_net(seq), tp_net_id);
-	unsigned long sum[TP_CNT_MAX] = {};
-	int cpu, i;
-
-	for_each_possible_cpu(cpu) {
-		const struct tp_mib *m = per_cpu_ptr(tn->mib, cpu);
-
-		for (i = 0; i < TP_CNT_MAX; i++)
-			sum[i] += READ_ONCE(m->cnt[i]);
-	}
-	for (i = 0; i < TP_CNT_MAX; i++)
-		seq_printf(seq, "%s %lu\n", tp_counter_names[i], sum[i]);
-	return 0;
+	specnet_count(&tn->cnt, c);
 }
 
 static int __net_init tp_net_init(struct net *net)
 {
 	struct tp_net *tn = net_generic(net, tp_net_id);
 
-	tn->mib = alloc_percpu(struct tp_mib);
-	if (!tn->mib)
-		return -ENOMEM;
-	if (!proc_create_net_single("tcp_tp", 0444, net->proc_net,
-				    tp_stat_show, NULL)) {
-		free_percpu(tn->mib);
-		return -ENOMEM;
-	}
-	return 0;
+	return specnet_counters_init(net, &tn->cnt, &tp_counters);
 }
 
 static void __net_exit tp_net_exit(struct net *net)
 {
 	struct tp_net *tn = net_generic(net, tp_net_id);
 
-	remove_proc_entry("tcp_tp", net->proc_net);
-	free_percpu(tn->mib);
+	specnet_counters_exit(net, &tn->cnt);
 }
 
 static struct pernet_operations tp_net_ops = {
