@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * specnet: the glue the congestion-control modules (tcp_spec, tcp_cpecn,
- * tcp_tp) share with the kernel: per-netns counters shown in /proc/net.
+ * tcp_tp) share with the kernel: bounded module parameters and per-netns
+ * counters shown in /proc/net.
  *
  * Kernel only (the host-testable algorithms are in include/specnet/). Each
  * module includes it from its one .c file after defining pr_fmt(), so that
@@ -24,6 +25,131 @@
 #include <net/inet_ecn.h>
 #include <net/net_namespace.h>
 #include <net/tcp.h>
+
+/* ---- bounded module parameters ----------------------------------------- */
+
+/*
+ * Every parameter refuses a bad value with the reason in the kernel log and
+ * keeps the value in force, at load time (the load fails) as at run time.
+ * The messages are the modules' interface (docs/modules.md quotes them).
+ */
+
+/*
+ * An unsigned parameter within [min, max], as param_set_uint_minmax()
+ * checks it, that says why it refused a value:
+ *   "<name>: '<value>' refused: must be <min>..<max> (<unit>)"
+ * kp->arg points to the struct; the value is read with READ_ONCE().
+ */
+struct specnet_uint_param {
+	unsigned int *val;
+	unsigned int min, max;
+	const char *unit;	/* what the value means, for the message */
+};
+
+static inline int specnet_param_set_uint(const char *val,
+					 const struct kernel_param *kp)
+{
+	const struct specnet_uint_param *d = kp->arg;
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < d->min || v > d->max) {
+		pr_err("%s: '%s' refused: must be %u..%u (%s)\n", kp->name,
+		       strim((char *)val), d->min, d->max, d->unit);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*d->val, v);
+	return 0;
+}
+
+static inline int specnet_param_get_uint(char *buf,
+					 const struct kernel_param *kp)
+{
+	const struct specnet_uint_param *d = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*d->val));
+}
+
+static const struct kernel_param_ops specnet_uint_param_ops __maybe_unused = {
+	.set = specnet_param_set_uint,
+	.get = specnet_param_get_uint,
+};
+
+/*
+ * A parameter chosen by name among @names (its index is stored), shown by
+ * name; a name not in the list is refused:
+ *   "<name>: '<value>' unknown (<choices>)"
+ */
+struct specnet_enum_param {
+	unsigned int *val;
+	const char * const *names;
+	unsigned int n;
+	const char *choices;	/* the names, for the message */
+};
+
+static inline int specnet_param_set_enum(const char *val,
+					 const struct kernel_param *kp)
+{
+	const struct specnet_enum_param *d = kp->arg;
+	int i = __sysfs_match_string(d->names, d->n, val);
+
+	if (i < 0) {
+		pr_err("%s: '%s' unknown (%s)\n", kp->name, strim((char *)val),
+		       d->choices);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*d->val, i);
+	return 0;
+}
+
+static inline int specnet_param_get_enum(char *buf,
+					 const struct kernel_param *kp)
+{
+	const struct specnet_enum_param *d = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", d->names[READ_ONCE(*d->val)]);
+}
+
+static const struct kernel_param_ops specnet_enum_param_ops __maybe_unused = {
+	.set = specnet_param_set_enum,
+	.get = specnet_param_get_enum,
+};
+
+/*
+ * The .set of a parameter that is a u32 member of @set (@size bytes, u32s
+ * only), a struct whose values are valid or not together. @val is parsed
+ * into the same member of @copy, a copy of @set the caller made, and
+ * stored only if @refuse(@copy, @kp, value) returns 0. @refuse runs the
+ * check the algorithm's other users (the tools, the host tests) call, and
+ * logs why it refuses in the module's own words. A value that is not a
+ * number is refused here:
+ *   "<name>: '<value>' is not a number"
+ * The .get is param_get_uint().
+ */
+static inline int
+specnet_param_set_member(const char *val, const struct kernel_param *kp,
+			 void *copy, const void *set, size_t size,
+			 int (*refuse)(const void *copy,
+				       const struct kernel_param *kp, u32 v))
+{
+	size_t off = (const char *)kp->arg - (const char *)set;
+	u32 *field;
+	int ret;
+
+	if (off >= size || off % sizeof(u32))
+		return -EINVAL;
+	field = (u32 *)((char *)copy + off);
+	ret = kstrtouint(val, 0, field);
+	if (ret) {
+		pr_err("%s: '%s' is not a number\n", kp->name,
+		       strim((char *)val));
+		return ret;
+	}
+	ret = refuse(copy, kp, *field);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*(u32 *)kp->arg, *field);
+	return 0;
+}
 
 /* ---- per-netns counters ------------------------------------------------ */
 

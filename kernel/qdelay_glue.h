@@ -10,40 +10,10 @@
 
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
-#include <linux/string.h>
 #include <net/tcp.h>
 
+#include "cc_common.h"
 #include <specnet/qdelay.h>
-
-/*
- * Set the qd_* parameter @kp (its arg points into @base) from @val: the
- * whole set is checked with the new value (qd_check_params()), and a value
- * refused is logged with the reason and changes nothing.
- */
-static inline int specnet_qd_param_set(struct qd_params *base, const char *val,
-				       const struct kernel_param *kp)
-{
-	struct qd_params p = *base;
-	size_t off = (const char *)kp->arg - (const char *)base;
-	u32 *field = (u32 *)((char *)&p + off);
-	const char *why;
-	int ret;
-
-	if (off >= sizeof(p))
-		return -EINVAL;
-	ret = kstrtouint(val, 0, field);
-	if (ret) {
-		pr_err("%s: '%s' is not a number\n", kp->name,
-		       strim((char *)val));
-		return ret;
-	}
-	if (qd_check_params(&p, &why)) {
-		pr_err("%s=%u refused: %s\n", kp->name, *field, why);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(u32 *)kp->arg, *field);
-	return 0;
-}
 
 /*
  * The qd_* module parameters, bounded as qd_check_params() says: one set
@@ -52,9 +22,23 @@ static inline int specnet_qd_param_set(struct qd_params *base, const char *val,
  */
 static struct qd_params specnet_qd __read_mostly = QD_PARAMS_DEFAULT;
 
+static int specnet_qd_refuse(const void *p, const struct kernel_param *kp,
+			     u32 v)
+{
+	const char *why;
+
+	if (!qd_check_params(p, &why))
+		return 0;
+	pr_err("%s=%u refused: %s\n", kp->name, v, why);
+	return -EINVAL;
+}
+
 static int specnet_qd_set(const char *val, const struct kernel_param *kp)
 {
-	return specnet_qd_param_set(&specnet_qd, val, kp);
+	struct qd_params p = specnet_qd;
+
+	return specnet_param_set_member(val, kp, &p, &specnet_qd, sizeof(p),
+					specnet_qd_refuse);
 }
 
 static const struct kernel_param_ops specnet_qd_ops = {

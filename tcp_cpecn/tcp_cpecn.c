@@ -178,30 +178,11 @@ MODULE_PARM_DESC(m, "ECE bits of the last m ACKs in the CP window (4..32, a mult
 module_param_cb(alpha, &cpecn_window_ops, &cpecn_alpha, 0644);
 MODULE_PARM_DESC(alpha, "weight ratio of an older segment to the next newer one, per-mille (1..999, default 250)");
 
-static int cpecn_param_set_base(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(cpecn_base_names, val);
-
-	if (i < 0) {
-		pr_err("base: '%s' unknown (reno | westwood)\n",
-		       strim((char *)val));
-		return -EINVAL;
-	}
-	WRITE_ONCE(cpecn_base, i);
-	return 0;
-}
-
-static int cpecn_param_get_base(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", cpecn_base_names[READ_ONCE(cpecn_base)]);
-}
-
-static const struct kernel_param_ops cpecn_base_ops = {
-	.set = cpecn_param_set_base,
-	.get = cpecn_param_get_base,
+static struct specnet_enum_param cpecn_param_base = {
+	&cpecn_base, cpecn_base_names, ARRAY_SIZE(cpecn_base_names),
+	"reno | westwood"
 };
-
-module_param_cb(base, &cpecn_base_ops, NULL, 0644);
+module_param_cb(base, &specnet_enum_param_ops, &cpecn_param_base, 0644);
 MODULE_PARM_DESC(base, "base algorithm for the decrease: reno (default) or westwood (read at connection start)");
 
 /* ---- per-netns counters ----------------------------------------------- */

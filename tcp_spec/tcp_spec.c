@@ -139,28 +139,24 @@ static struct spec_params spec_params __read_mostly = {
 	.hystart = 1,
 };
 
-/* Every parameter of struct spec_params: the value is checked together
- * with the others (spec_check_params()) and refused with the reason in the
- * kernel log, changing nothing.
- */
+/* Every parameter of struct spec_params is checked with the others. */
+static int spec_param_refuse(const void *p, const struct kernel_param *kp,
+			     u32 v)
+{
+	const char *why;
+
+	if (!spec_check_params(p, &why))
+		return 0;
+	pr_err("%s=%u out of range (%s)\n", kp->name, v, why);
+	return -EINVAL;
+}
+
 static int spec_param_set(const char *val, const struct kernel_param *kp)
 {
 	struct spec_params p = spec_params;
-	u32 *field = (u32 *)((char *)&p + ((char *)kp->arg - (char *)&spec_params));
-	const char *why;
-	int ret;
 
-	ret = kstrtouint(val, 0, field);
-	if (ret) {
-		pr_err("%s: '%s' is not a number\n", kp->name, strim((char *)val));
-		return ret;
-	}
-	if (spec_check_params(&p, &why)) {
-		pr_err("%s=%u out of range (%s)\n", kp->name, *field, why);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(u32 *)kp->arg, *field);
-	return 0;
+	return specnet_param_set_member(val, kp, &p, &spec_params, sizeof(p),
+					spec_param_refuse);
 }
 
 static const struct kernel_param_ops spec_param_ops = {

@@ -180,123 +180,58 @@ static void tp_params_read(struct tp_params *p)
 }
 
 /*
- * A numeric parameter with its range, for one setter and its message. The
- * predictor's ranges are tp.h's limits (TP_ORDER_MAX, TP_EWMA_SHIFT_MAX,
- * TP_MU_SHIFT_MAX), those tp_check_params() holds every tp_params to;
- * each parameter is one word, so a connection reads a valid set.
+ * The predictor's ranges below are tp.h's limits (TP_ORDER_MAX,
+ * TP_EWMA_SHIFT_MAX, TP_MU_SHIFT_MAX), those tp_check_params() holds every
+ * tp_params to; each parameter is one word, so a connection reads a valid
+ * set.
  */
-struct tp_uint_param {
-	unsigned int *val;
-	unsigned int min, max;
-	const char *unit;
-};
-
-static int tp_param_set_uint(const char *val, const struct kernel_param *kp)
-{
-	const struct tp_uint_param *d = kp->arg;
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v) || v < d->min || v > d->max) {
-		pr_err("%s: '%s' refused: must be %u..%u (%s)\n", kp->name,
-		       strim((char *)val), d->min, d->max, d->unit);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*d->val, v);
-	return 0;
-}
-
-static int tp_param_get_uint(char *buf, const struct kernel_param *kp)
-{
-	const struct tp_uint_param *d = kp->arg;
-
-	return sysfs_emit(buf, "%u\n", READ_ONCE(*d->val));
-}
-
-static const struct kernel_param_ops tp_uint_ops = {
-	.set = tp_param_set_uint,
-	.get = tp_param_get_uint,
-};
-
-static struct tp_uint_param tp_param_capacity_kbps = {
+static struct specnet_uint_param tp_param_capacity_kbps = {
 	&tp_capacity_kbps, 0, TP_CAPACITY_KBPS_MAX, "kbit/s, 0 = estimate"
 };
-module_param_cb(capacity_kbps, &tp_uint_ops, &tp_param_capacity_kbps, 0644);
+module_param_cb(capacity_kbps, &specnet_uint_param_ops, &tp_param_capacity_kbps, 0644);
 MODULE_PARM_DESC(capacity_kbps, "bottleneck capacity C in kbit/s (1..200000000); 0 = estimate per connection (default)");
 
-static struct tp_uint_param tp_param_order = {
+static struct specnet_uint_param tp_param_order = {
 	&tp_order, 1, TP_ORDER_MAX, "predictor order"
 };
-module_param_cb(order, &tp_uint_ops, &tp_param_order, 0644);
+module_param_cb(order, &specnet_uint_param_ops, &tp_param_order, 0644);
 MODULE_PARM_DESC(order, "predictor order p (1..19, default 2)");
 
-static struct tp_uint_param tp_param_ewma_shift = {
+static struct specnet_uint_param tp_param_ewma_shift = {
 	&tp_ewma_shift, 0, TP_EWMA_SHIFT_MAX, "sampler EWMA weight 2^-ewma_shift"
 };
-module_param_cb(ewma_shift, &tp_uint_ops, &tp_param_ewma_shift, 0644);
+module_param_cb(ewma_shift, &specnet_uint_param_ops, &tp_param_ewma_shift, 0644);
 MODULE_PARM_DESC(ewma_shift, "throughput sampler EWMA weight 2^-ewma_shift (0..8, default 2)");
 
-static struct tp_uint_param tp_param_mu_shift = {
+static struct specnet_uint_param tp_param_mu_shift = {
 	&tp_mu_shift, 0, TP_MU_SHIFT_MAX, "NLMS step 2^-mu_shift"
 };
-module_param_cb(mu_shift, &tp_uint_ops, &tp_param_mu_shift, 0644);
+module_param_cb(mu_shift, &specnet_uint_param_ops, &tp_param_mu_shift, 0644);
 MODULE_PARM_DESC(mu_shift, "NLMS step 2^-mu_shift for method=lms (0..16, default 4)");
 
-static struct tp_uint_param tp_param_interval_rtts = {
+static struct specnet_uint_param tp_param_interval_rtts = {
 	&tp_interval_rtts, 1, TP_INTERVAL_RTTS_MAX, "aggregation interval in srtt"
 };
-module_param_cb(interval_rtts, &tp_uint_ops, &tp_param_interval_rtts, 0644);
+module_param_cb(interval_rtts, &specnet_uint_param_ops, &tp_param_interval_rtts, 0644);
 MODULE_PARM_DESC(interval_rtts, "aggregation interval in smoothed RTTs (1..16, default 2)");
 
-/* Parameters chosen by name: rtt and method. */
-struct tp_enum_param {
-	unsigned int *val;
-	const char * const *names;
-	unsigned int n;
-	const char *choices;
-};
-
-static int tp_param_set_enum(const char *val, const struct kernel_param *kp)
-{
-	const struct tp_enum_param *d = kp->arg;
-	int i = __sysfs_match_string(d->names, d->n, val);
-
-	if (i < 0) {
-		pr_err("%s: '%s' unknown (%s)\n", kp->name, strim((char *)val),
-		       d->choices);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*d->val, i);
-	return 0;
-}
-
-static int tp_param_get_enum(char *buf, const struct kernel_param *kp)
-{
-	const struct tp_enum_param *d = kp->arg;
-
-	return sysfs_emit(buf, "%s\n", d->names[READ_ONCE(*d->val)]);
-}
-
-static const struct kernel_param_ops tp_enum_ops = {
-	.set = tp_param_set_enum,
-	.get = tp_param_get_enum,
-};
-
-static struct tp_enum_param tp_param_rtt = {
+/* Parameters chosen by name */
+static struct specnet_enum_param tp_param_rtt = {
 	&tp_rtt_choice, tp_rtt_names, ARRAY_SIZE(tp_rtt_names), "min | srtt"
 };
-module_param_cb(rtt, &tp_enum_ops, &tp_param_rtt, 0644);
+module_param_cb(rtt, &specnet_enum_param_ops, &tp_param_rtt, 0644);
 MODULE_PARM_DESC(rtt, "RTT in cwnd = C RTT / N: min (windowed minimum, default) or srtt");
 
-static struct tp_enum_param tp_param_flows_round = {
+static struct specnet_enum_param tp_param_flows_round = {
 	&tp_round, tp_round_names, ARRAY_SIZE(tp_round_names), "nearest | ceil"
 };
-module_param_cb(flows_round, &tp_enum_ops, &tp_param_flows_round, 0644);
+module_param_cb(flows_round, &specnet_enum_param_ops, &tp_param_flows_round, 0644);
 MODULE_PARM_DESC(flows_round, "N = C / prediction rounded to the nearest integer (default) or up (ceil, the paper's)");
 
-static struct tp_enum_param tp_param_method = {
+static struct specnet_enum_param tp_param_method = {
 	&tp_method, tp_method_names, ARRAY_SIZE(tp_method_names), "levinson | lms"
 };
-module_param_cb(method, &tp_enum_ops, &tp_param_method, 0644);
+module_param_cb(method, &specnet_enum_param_ops, &tp_param_method, 0644);
 MODULE_PARM_DESC(method, "predictor: levinson (LMMSE, default) or lms (normalized LMS)");
 
 /* ---- per-netns counters ----------------------------------------------- */
