@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * specnet: the glue the congestion-control modules (tcp_spec, tcp_cpecn,
- * tcp_tp) share with the kernel: bounded module parameters and per-netns
- * counters shown in /proc/net.
+ * tcp_tp) share with the kernel: bounded module parameters, per-netns
+ * counters shown in /proc/net, the fall-back of a connection without ECN,
+ * the window put back after an RTO, pacing, and registration.
  *
  * Kernel only (the host-testable algorithms are in include/specnet/). Each
  * module includes it from its one .c file after defining pr_fmt(), so that
@@ -215,6 +216,92 @@ static inline void specnet_counters_exit(struct net *net,
 {
 	remove_proc_entry(c->def->file, net->proc_net);
 	free_percpu(c->val);
+}
+
+/* ---- per connection ----------------------------------------------------- */
+
+static inline bool specnet_ecn_ok(const struct tcp_sock *tp)
+{
+	return tp->ecn_flags & TCP_ECN_OK;
+}
+
+/*
+ * A control that speculates on ECN has no congestion signal on a connection
+ * that did not negotiate it, so from its init such a connection switches to
+ * @fallback: an unregistered ops of the same module (same owner, so the
+ * module reference taken for the registered one is released correctly),
+ * sending no ECT (tcp_init_congestion_control() calls INET_ECN_dontxmit()
+ * only for ops without NEEDS_ECN, and ours have it). Listeners and closed
+ * sockets stay: their children and reconnections choose again. Returns
+ * true if the connection switched.
+ */
+static inline bool specnet_ecn_fallback(struct sock *sk,
+					const struct tcp_congestion_ops *fallback)
+{
+	if (specnet_ecn_ok(tcp_sk(sk)) || sk->sk_state == TCP_LISTEN ||
+	    sk->sk_state == TCP_CLOSE)
+		return false;
+	inet_csk(sk)->icsk_ca_ops = fallback;
+	INET_ECN_dontxmit(sk);
+	return true;
+}
+
+/*
+ * Internal pacing (as tcp_bbr asks for it), so that a window put back at
+ * once (specnet_cwnd_restore()) is spread over an RTT, not sent as a burst.
+ */
+static inline void specnet_pacing_enable(struct sock *sk)
+{
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+}
+
+/*
+ * An RTO judged corruption: the stack has set cwnd to 1 (tcp_enter_loss()).
+ * On the first ACK of new data (the retransmission got through) the caller
+ * puts back @cwnd, the window of before the loss, within the clamp. Returns
+ * true if the window grew to it (nothing to grow on that ACK).
+ */
+static inline bool specnet_cwnd_restore(struct tcp_sock *tp, u32 cwnd)
+{
+	u32 target = min(cwnd, tp->snd_cwnd_clamp);
+
+	if (target <= tcp_snd_cwnd(tp))
+		return false;
+	tcp_snd_cwnd_set(tp, target);
+	tp->snd_cwnd_cnt = 0;
+	return true;
+}
+
+/* ---- registration -------------------------------------------------------- */
+
+/*
+ * The per-netns state @pn, then the control @ca; on failure (-EEXIST: a
+ * control of that name is registered already) the reason is logged and
+ * nothing stays registered.
+ */
+static inline int specnet_cc_register(struct pernet_operations *pn,
+				      struct tcp_congestion_ops *ca)
+{
+	int ret;
+
+	ret = register_pernet_subsys(pn);
+	if (ret)
+		return ret;
+	ret = tcp_register_congestion_control(ca);
+	if (ret) {
+		pr_err("cannot register congestion control \"%s\": %d%s\n",
+		       ca->name, ret,
+		       ret == -EEXIST ? " (already registered)" : "");
+		unregister_pernet_subsys(pn);
+	}
+	return ret;
+}
+
+static inline void specnet_cc_unregister(struct pernet_operations *pn,
+					 struct tcp_congestion_ops *ca)
+{
+	tcp_unregister_congestion_control(ca);
+	unregister_pernet_subsys(pn);
 }
 
 #endif /* _SPECNET_CC_COMMON_H */

@@ -308,11 +308,6 @@ static void cpecn_count(const struct sock *sk, enum cpecn_counter c)
 	specnet_count(&cn->cnt[ca->algo], c);
 }
 
-static bool cpecn_ecn_ok(const struct tcp_sock *tp)
-{
-	return tp->ecn_flags & TCP_ECN_OK;
-}
-
 static void cpecn_init(struct sock *sk)
 {
 	const struct tcp_congestion_ops *ops = inet_csk(sk)->icsk_ca_ops;
@@ -322,20 +317,13 @@ static void cpecn_init(struct sock *sk)
 	cpecn_reset(&ca->win);
 	ca->algo = ops == &tcp_wecn ? CPECN_ALGO_WECN : CPECN_ALGO_CPECN;
 	ca->base = READ_ONCE(cpecn_base);
-	if (!cpecn_ecn_ok(tcp_sk(sk)) && sk->sk_state != TCP_LISTEN &&
-	    sk->sk_state != TCP_CLOSE) {
-		/* No ECN: the base algorithm, without ECT
-		 * (tcp_init_congestion_control() calls INET_ECN_dontxmit() for
-		 * ops without NEEDS_ECN).
-		 */
-		inet_csk(sk)->icsk_ca_ops = &tcp_cpecn_base;
-		INET_ECN_dontxmit(sk);
+	if (specnet_ecn_fallback(sk, &tcp_cpecn_base)) {
+		/* no ECN: the base algorithm, every loss congestion */
 		cpecn_count(sk, CPECN_CNT_NON_ECN);
 		return;
 	}
 	qd_init(&ca->qd);
-	/* Pace, so that a window restored after an RTO is not a burst. */
-	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+	specnet_pacing_enable(sk);
 }
 
 /* The base algorithm's multiplicative decrease from the current cwnd. */
@@ -387,7 +375,7 @@ static void cpecn_bw_update(struct sock *sk, struct cpecn_ca *ca)
 static void cpecn_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct cpecn_ca *ca = inet_csk_ca(sk);
-	bool ece = (flags & CA_ACK_ECE) && cpecn_ecn_ok(tcp_sk(sk));
+	bool ece = (flags & CA_ACK_ECE) && specnet_ecn_ok(tcp_sk(sk));
 	const struct cpecn_cfg *cfg;
 
 	rcu_read_lock();
@@ -407,13 +395,13 @@ static u32 cpecn_ssthresh(struct sock *sk)
 	struct qd_params qdp;
 	bool congested;
 
-	if (!cpecn_ecn_ok(tcp_sk(sk)))
+	if (!specnet_ecn_ok(tcp_sk(sk)))
 		congested = true;
 	else if (ca->algo == CPECN_ALGO_WECN)
 		congested = cpecn_wecn_congested(cpecn_last_ece(&ca->win));
 	else
 		congested = cpecn_congested(&ca->win);
-	if (!congested && cpecn_ecn_ok(tcp_sk(sk))) {
+	if (!congested && specnet_ecn_ok(tcp_sk(sk))) {
 		/* No ECN evidence: the breaker, and the queue until the
 		 * first ECE shows that the bottleneck marks.
 		 */
@@ -487,22 +475,16 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	u32 before, cap;
 
 	if (ca->restore_cwnd && acked) {
-		/* First ACK of new data after an RTO judged corruption: the
-		 * retransmission got through, back to the pre-loss window
-		 * (paced by the stack).
-		 */
-		u32 target = min(ca->restore_cwnd, tp->snd_cwnd_clamp);
+		/* First ACK of new data after an RTO judged corruption */
+		u32 cwnd = ca->restore_cwnd;
 
 		ca->restore_cwnd = 0;
-		if (target > tcp_snd_cwnd(tp)) {
-			tcp_snd_cwnd_set(tp, target);
-			tp->snd_cwnd_cnt = 0;
+		if (specnet_cwnd_restore(tp, cwnd))
 			return;
-		}
 	}
 	before = tcp_snd_cwnd(tp);
 	tcp_reno_cong_avoid(sk, ack, acked);
-	if (ca->ece_acks || !cpecn_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before)
+	if (ca->ece_acks || !specnet_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before)
 		return;
 	/* Until the first ECE, growth stops at the delay signal's cap. */
 	specnet_qd_params_read(&specnet_qd, &qdp);
@@ -517,7 +499,7 @@ static void cpecn_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	struct cpecn_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
 
-	if (!cpecn_ecn_ok(tcp_sk(sk)))
+	if (!specnet_ecn_ok(tcp_sk(sk)))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
 	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
@@ -541,7 +523,7 @@ static size_t cpecn_get_info(struct sock *sk, u32 ext, int *attr,
 	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
 		return 0;
 	memset(&info->dctcp, 0, sizeof(info->dctcp));
-	if (cpecn_ecn_ok(tcp_sk(sk))) {
+	if (specnet_ecn_ok(tcp_sk(sk))) {
 		info->dctcp.dctcp_enabled = 1;
 		info->dctcp.dctcp_ce_state = (u16)ca->win.bits;
 		info->dctcp.dctcp_alpha = ca->win.cp;

@@ -301,11 +301,6 @@ static u32 spec_srtt_us(const struct tcp_sock *tp)
 	return tp->srtt_us >> 3;
 }
 
-static bool spec_ecn_ok(const struct tcp_sock *tp)
-{
-	return tp->ecn_flags & TCP_ECN_OK;
-}
-
 /* Plain Reno for connections without ECN; not registered, reached only by
  * spec_init() switching icsk_ca_ops (same owner, so the module reference
  * taken for tcp_spec is released correctly).
@@ -326,13 +321,7 @@ static void spec_init(struct sock *sk)
 	struct spec_ca *ca = inet_csk_ca(sk);
 
 	memset(ca, 0, sizeof(*ca));
-	if (!spec_ecn_ok(tcp_sk(sk)) && sk->sk_state != TCP_LISTEN &&
-	    sk->sk_state != TCP_CLOSE) {
-		/* No ECN: Reno, without ECT (tcp_init_congestion_control()
-		 * calls INET_ECN_dontxmit() for ops without NEEDS_ECN).
-		 */
-		inet_csk(sk)->icsk_ca_ops = &tcp_spec_reno;
-		INET_ECN_dontxmit(sk);
+	if (specnet_ecn_fallback(sk, &tcp_spec_reno)) {
 		spec_count(sk, SPEC_CNT_NON_ECN);
 		if (__ratelimit(&spec_non_ecn_rs))
 			pr_info("a connection without ECN runs plain Reno: the peer refused ECN, or spec was chosen after the SYN (iperf3 -C does that); choose spec before connecting (sysctl net.ipv4.tcp_congestion_control, ip route ... congctl spec) or set net.ipv4.tcp_ecn=1 (counter non_ecn_connections in /proc/net/tcp_spec)\n");
@@ -341,8 +330,7 @@ static void spec_init(struct sock *sk)
 	qd_init(&ca->qd);
 	cubic_init(&ca->cubic);
 	ca->prior_una = tcp_sk(sk)->snd_una;
-	/* Pace, so that a restored cwnd is not sent as a burst. */
-	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+	specnet_pacing_enable(sk);
 }
 
 static u32 spec_ssthresh(struct sock *sk)
@@ -356,7 +344,7 @@ static u32 spec_ssthresh(struct sock *sk)
 	enum qd_verdict qv;
 	bool ece_recent;
 
-	if (!spec_ecn_ok(tp)) {
+	if (!specnet_ecn_ok(tp)) {
 		ca->verdict = SPEC_CONG_DRAW;
 		return tcp_reno_ssthresh(sk);
 	}
@@ -486,7 +474,7 @@ static void spec_enter_recovery(struct sock *sk, u8 old_state, u8 new_state,
 		}
 	} else {
 		spec_count(sk, SPEC_CNT_LOSS);
-		if (spec_ecn_ok(tp)) {
+		if (specnet_ecn_ok(tp)) {
 			spec_count_verdict(sk, v);
 			ca->restore = new_state == TCP_CA_Loss &&
 				      v == SPEC_CORRUPT;
@@ -523,7 +511,7 @@ static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
 	if (v == SPEC_CONG_ECE) {
 		spec_count(sk, ca->ece_skip ? SPEC_CNT_ECE_DRAIN :
 				   SPEC_CNT_ECE_RED);
-	} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp) && ca->tlp_ack) {
+	} else if (v != SPEC_VERDICT_NONE && specnet_ecn_ok(tp) && ca->tlp_ack) {
 		/* A loss repaired by a tail loss probe: the stack enters CWR
 		 * for it while processing the ACK (tcp_process_tlp_ack()).
 		 * A loss event like any other; guessed corruption, the
@@ -535,7 +523,7 @@ static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
 			ca->reducing = 0;
 			return;
 		}
-	} else if (v != SPEC_VERDICT_NONE && spec_ecn_ok(tp)) {
+	} else if (v != SPEC_VERDICT_NONE && specnet_ecn_ok(tp)) {
 		/* CWR without an ECE or a loss: local congestion
 		 * (NET_XMIT_CN). That is congestion, whatever the draw said.
 		 */
@@ -585,7 +573,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	u32 w;
 
 	ca->tlp_ack = !!tp->tlp_high_seq;
-	if (!(flags & CA_ACK_ECE) || !spec_ecn_ok(tp))
+	if (!(flags & CA_ACK_ECE) || !specnet_ecn_ok(tp))
 		return;
 
 	ca->ece_seen = 1;
@@ -689,16 +677,11 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 
 	if (ca->restore && acked) {
 		/* First ACK of new data after an RTO guessed as corruption:
-		 * the retransmission got through, go back to the pre-loss
-		 * window (paced by the stack).
+		 * the pre-loss window and slow-start threshold are back.
 		 */
-		u32 target = min(ca->spec_cwnd, tp->snd_cwnd_clamp);
-
 		ca->restore = 0;
 		spec_put_back_ssthresh(sk);
-		if (target > tcp_snd_cwnd(tp)) {
-			tcp_snd_cwnd_set(tp, target);
-			tp->snd_cwnd_cnt = 0;
+		if (specnet_cwnd_restore(tp, ca->spec_cwnd)) {
 			spec_count(sk, SPEC_CNT_RTO_RESTORE);
 			return;
 		}
@@ -783,7 +766,7 @@ static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 
 	u32 rnd_end = ca->qd.rnd_end;
 
-	if (!spec_ecn_ok(tcp_sk(sk)))
+	if (!specnet_ecn_ok(tcp_sk(sk)))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
 	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
@@ -973,17 +956,9 @@ static int __init spec_register(void)
 
 	BUILD_BUG_ON(sizeof(struct spec_ca) > ICSK_CA_PRIV_SIZE);
 
-	ret = register_pernet_subsys(&spec_net_ops);
+	ret = specnet_cc_register(&spec_net_ops, &tcp_spec);
 	if (ret)
 		return ret;
-	ret = tcp_register_congestion_control(&tcp_spec);
-	if (ret) {
-		pr_err("cannot register congestion control \"%s\": %d%s\n",
-		       tcp_spec.name, ret,
-		       ret == -EEXIST ? " (already registered)" : "");
-		unregister_pernet_subsys(&spec_net_ops);
-		return ret;
-	}
 	pr_info("registered \"%s\" (p_corrupt=%u per-mille, hystart=%u)\n",
 		tcp_spec.name, READ_ONCE(spec_params.p_corrupt),
 		READ_ONCE(spec_params.hystart));
@@ -992,8 +967,7 @@ static int __init spec_register(void)
 
 static void __exit spec_unregister(void)
 {
-	tcp_unregister_congestion_control(&tcp_spec);
-	unregister_pernet_subsys(&spec_net_ops);
+	specnet_cc_unregister(&spec_net_ops, &tcp_spec);
 }
 
 module_init(spec_register);

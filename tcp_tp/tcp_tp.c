@@ -530,16 +530,9 @@ static int __init tp_register(void)
 
 	BUILD_BUG_ON(sizeof(struct tp_ca) > ICSK_CA_PRIV_SIZE);
 
-	ret = register_pernet_subsys(&tp_net_ops);
+	ret = specnet_cc_register(&tp_net_ops, &tcp_tp);
 	if (ret)
 		return ret;
-	ret = tcp_register_congestion_control(&tcp_tp);
-	if (ret) {
-		pr_err("cannot register congestion control \"tp\": %d%s\n", ret,
-		       ret == -EEXIST ? " (already registered)" : "");
-		unregister_pernet_subsys(&tp_net_ops);
-		return ret;
-	}
 	pr_info("registered \"tp\" (capacity_kbps=%u%s rtt=%s method=%s order=%u interval_rtts=%u)\n",
 		tp_capacity_kbps, tp_capacity_kbps ? "" : " (estimated)",
 		tp_rtt_names[tp_rtt_choice], tp_method_names[tp_method], tp_order,
@@ -549,8 +542,7 @@ static int __init tp_register(void)
 
 static void __exit tp_unregister(void)
 {
-	tcp_unregister_congestion_control(&tcp_tp);
-	unregister_pernet_subsys(&tp_net_ops);
+	specnet_cc_unregister(&tp_net_ops, &tcp_tp);
 }
 
 module_init(tp_register);
