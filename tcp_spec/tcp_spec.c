@@ -955,6 +955,14 @@ static int __init spec_register(void)
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct spec_ca) > ICSK_CA_PRIV_SIZE);
+	/* CUBIC's cached cnt reuses the PRR fields' words (the union in
+	 * struct spec_ca): it must not make the union larger. The two are
+	 * never in use together: PRR runs only while a reduction is, and
+	 * spec_prr_start() drops the cache (cnt_kept).
+	 */
+	BUILD_BUG_ON(sizeof(struct cubic_cnt_cache) >
+		     offsetofend(struct spec_ca, prr_out0) -
+		     offsetof(struct spec_ca, prr_prior));
 
 	ret = specnet_cc_register(&spec_net_ops, &tcp_spec);
 	if (ret)
