@@ -1096,26 +1096,6 @@ static void test_reasons(void)
 	      redopt_reason_code(why) == REDOPT_WHY_WLOG_RANGE, "Wlog 25: %s", why);
 }
 
-static void test_isqrt(void)
-{
-	unsigned int bad = 0;
-	u64 x, k;
-
-	for (x = 0; x < 200000; x++) {
-		k = redopt_isqrt64(x);
-		bad += !(k * k <= x && (k + 1) * (k + 1) > x);
-	}
-	for (x = 0; x < 100000; x++) {
-		k = rnd_range(1, U32_MAX);
-		bad += redopt_isqrt64(k * k) != k;
-		bad += redopt_isqrt64(k * k - 1) != k - 1;
-		if (k < U32_MAX)
-			bad += redopt_isqrt64(k * k + 2 * k) != k;	/* (k + 1)^2 - 1 */
-	}
-	CHECK(bad == 0, "isqrt: %u wrong", bad);
-	CHECK(redopt_isqrt64(U64_MAX) == U32_MAX, "isqrt(2^64 - 1)");
-}
-
 static void test_ppm(void)
 {
 	unsigned int k;
@@ -1152,7 +1132,6 @@ static void test_ppm(void)
 
 int main(void)
 {
-	RUN(test_isqrt);
 	RUN(test_wide);
 	RUN(test_ppm);
 	RUN(test_q62);

@@ -92,10 +92,6 @@
 
 #include "types.h"
 
-#ifdef __KERNEL__
-#include <linux/math64.h>
-#endif
-
 #define CPECN_SEG_ACKS		4	/* ACKs per segment */
 #define CPECN_MIN_M		4	/* window length, ACKs */
 #define CPECN_MAX_M		32	/* one u32 */

@@ -164,10 +164,10 @@
  * 34) = 822 steps per weight, each one power (at most 61 squarings).
  * REDOPT_STEPS_MAX (2048) guards it with -ERANGE.
  *
- * In the kernel, 64-bit divisions go through div64_u64()/div_u64(), the
- * square root is int_sqrt64() and 64 x 64-bit products mul_u64_u64_shr();
- * on the host they are '/', an exact integer square root and an exact
- * product by 32-bit halves (all floor, so identical results). The 192-bit
+ * 64-bit divisions go through div64_u64()/div_u64(), the square root is
+ * int_sqrt64() and 64 x 64-bit products mul_u64_u64_shr(): the kernel's,
+ * or on the host types.h's ('/', an exact integer square root and an exact
+ * product by 32-bit halves; all floor, so identical results). The 192-bit
  * division is bit-serial: no division instruction.
  *
  * Choices we made (where algorithms.md is silent):
@@ -201,19 +201,6 @@
 
 #include "types.h"
 #include "../uapi/specnet/redopt.h"
-
-#ifdef __KERNEL__
-#include <linux/limits.h>
-#include <linux/math.h>
-#include <linux/math64.h>
-#endif
-
-#ifndef U32_MAX
-#define U32_MAX			((u32)~0U)
-#endif
-#ifndef U64_MAX
-#define U64_MAX			((u64)~0ULL)
-#endif
 
 /* Fixed-point scales */
 #define REDOPT_P_SCALE		32	/* max_p: u32 in units of 2^-32 */
@@ -307,45 +294,6 @@ struct redopt_model {
 	/* the same at the weight that follows the queue; not in force */
 	struct redopt_peaks follow;
 };
-
-/* ---- 64-bit division and square root, kernel and host ---- */
-
-static inline u64 redopt_div_u64_u64(u64 a, u64 b)
-{
-	return div64_u64(a, b);
-}
-
-static inline u64 redopt_div_u64_u32(u64 a, u32 b)
-{
-	return div_u64(a, b);
-}
-
-#ifdef __KERNEL__
-/* floor(sqrt(x)) */
-static inline u32 redopt_isqrt64(u64 x)
-{
-	return int_sqrt64(x);
-}
-#else
-/* floor(sqrt(x)), exact: digit-by-digit, as lib/math/int_sqrt.c */
-static inline u32 redopt_isqrt64(u64 x)
-{
-	u64 r = 0, b = 1ULL << 62;
-
-	while (b > x)
-		b >>= 2;
-	while (b) {
-		if (x >= r + b) {
-			x -= r + b;
-			r = (r >> 1) + b;
-		} else {
-			r >>= 1;
-		}
-		b >>= 2;
-	}
-	return (u32)r;
-}
-#endif /* __KERNEL__ */
 
 /* ---- 192-bit unsigned integers, just enough for test (*) ---- */
 
@@ -454,8 +402,8 @@ static inline u32 redopt_max_p_from_ppm(u32 p_ppm)
 	if (!p_ppm || p_ppm > REDOPT_PPM)
 		return 0;
 	/* p 2^32 = ppm 2^32 / 1e6; ppm 2^32 <= 1e6 2^32 < 2^52 */
-	v = redopt_div_u64_u32(((u64)p_ppm << REDOPT_P_SCALE) + REDOPT_PPM / 2,
-			       REDOPT_PPM);
+	v = div_u64(((u64)p_ppm << REDOPT_P_SCALE) + REDOPT_PPM / 2,
+		    REDOPT_PPM);
 	return v > U32_MAX ? U32_MAX : (u32)v;	/* 1.0 -> 0xffffffff */
 }
 
@@ -741,7 +689,7 @@ static inline int redopt__max_th(const struct redopt_model_params *p, u64 gn,
 	if (a > U64_MAX - h * h)
 		x0 = cap;
 	else
-		x0 = h + redopt_isqrt64(h * h + a);
+		x0 = h + int_sqrt64(h * h + a);
 
 	*x = redopt_root_ceil(&root, x0, cap);		/* ceil(1000 x) */
 	if (*x > cap)
@@ -757,25 +705,11 @@ static inline int redopt__max_th(const struct redopt_model_params *p, u64 gn,
 
 #define REDOPT_ONE62		BIT_ULL(62)	/* 1.0 in the powers' 2^-62 units */
 
-#ifdef __KERNEL__
 /* floor(a b / 2^62), a b < 2^126 */
 static inline u64 redopt_mul_q62(u64 a, u64 b)
 {
 	return mul_u64_u64_shr(a, b, 62);
 }
-#else
-/* floor(a b / 2^62), a b < 2^126: exact, by 32-bit halves (as math64.h) */
-static inline u64 redopt_mul_q62(u64 a, u64 b)
-{
-	u64 ll = (a & U32_MAX) * (b & U32_MAX), lh = (a & U32_MAX) * (b >> 32);
-	u64 hl = (a >> 32) * (b & U32_MAX), hh = (a >> 32) * (b >> 32);
-	u64 mid = (ll >> 32) + (lh & U32_MAX) + (hl & U32_MAX);	/* < 3 2^32 */
-	u64 hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-	u64 lo = (ll & U32_MAX) | (mid << 32);
-
-	return (lo >> 62) | (hi << 2);
-}
-#endif /* __KERNEL__ */
 
 /*
  * (1 - 2^-wlog)^n in units of 2^-62 (REDOPT_ONE62 is 1.0), by squaring,
@@ -838,8 +772,7 @@ struct redopt_ca_goal {
 static inline u64 redopt__ca_prob(const struct redopt_ca *c, u64 x)
 {
 	x = min_t(u64, x, c->max_th - c->min_th);
-	return redopt_div_u64_u32(redopt_mul_q32(x, c->max_p) << 15,
-				  c->min_th_pkts);
+	return div_u64(redopt_mul_q32(x, c->max_p) << 15, c->min_th_pkts);
 }
 
 /*
@@ -860,22 +793,22 @@ static inline u64 redopt__ca_haz(const struct redopt_ca *c,
 	u64 grow = t->q - s->q, f, r, term, p;
 	s64 e;
 
-	f = redopt_div_u64_u64(REDOPT_ONE62 - a, n);
+	f = div64_u64(REDOPT_ONE62 - a, n);
 	r = REDOPT_ONE62 - a - f * n;
 	f <<= c->wlog;					/* <= 2^62: F <= 1 */
 	if (!(n >> 40))
-		f += redopt_div_u64_u64(r << c->wlog, n);
+		f += div64_u64(r << c->wlog, n);
 	term = redopt_mul_q62(s->d > lag ? s->d - lag : lag - s->d, f);
 	term -= term >> c->wlog;
 	e = (s64)s->q - (s64)c->min_th - (s64)lag +
-	    (s64)(grow / 2 + redopt_div_u64_u64(grow, 2 * n));
+	    (s64)(grow / 2 + div64_u64(grow, 2 * n));
 	e += s->d > lag ? -(s64)term : (s64)term;
 	if (e <= 0)
 		return s->haz;
 	p = redopt__ca_prob(c, (u64)e);
 	if (!p)
 		return s->haz;
-	if (n > redopt_div_u64_u64(U64_MAX - s->haz, p))
+	if (n > div64_u64(U64_MAX - s->haz, p))
 		return U64_MAX;
 	return s->haz + n * p;
 }
@@ -907,15 +840,15 @@ static inline void redopt__ca_step(struct redopt_ca *c,
 		t->u = s->u;
 		t->j = j;
 		t->q = (s->u << REDOPT_QF) - c->pipe +
-		       redopt_div_u64_u64(((u64)c->flows * j) << REDOPT_QF, s->u);
+		       div64_u64(((u64)c->flows * j) << REDOPT_QF, s->u);
 	}
 	a = redopt_pow_q62(c->wlog, n);
 	/*
 	 * g / w with g the mean ramp m h / n = 2 m / (2 u + m (h - 1)) (m / u
 	 * within a round): m 2^(wlog + 17) < 2^51, 2 u + m h < 2^34
 	 */
-	lag = redopt_div_u64_u64((u64)c->flows << (c->wlog + REDOPT_QF + 1),
-				 2 * s->u + (h ? c->flows * (h - 1) : 0));
+	lag = div64_u64((u64)c->flows << (c->wlog + REDOPT_QF + 1),
+			2 * s->u + (h ? c->flows * (h - 1) : 0));
 	t->d = redopt_mul_q62(s->d, a) + lag - redopt_mul_q62(lag, a);
 	t->avg = t->q > t->d ? t->q - t->d : 0;
 	t->haz = redopt__ca_haz(c, s, t, n, a, lag);
@@ -946,8 +879,8 @@ static inline int redopt__ca_search(struct redopt_ca *c,
 	for (;;) {
 		if (c->steps > REDOPT_STEPS_MAX)
 			return -ERANGE;
-		h = s->j ? 1 : max_t(u64, 1, redopt_div_u64_u32(s->u,
-					REDOPT_STEP_RATIO * c->flows));
+		h = s->j ? 1 : max_t(u64, 1, div_u64(s->u, REDOPT_STEP_RATIO *
+							   c->flows));
 		redopt__ca_step(c, s, h, 0, &t);
 		if (!redopt__ca_hit(g, &t)) {
 			*s = t;
@@ -1014,9 +947,8 @@ static inline int redopt__peaks(const struct redopt_model_params *p,
 	/* the first round whose windows fill the pipe: q >= 0, avg 0 */
 	s.u = sum_ss;
 	if ((sum_ss << REDOPT_QF) < pipe) {
-		k0 = redopt_div_u64_u32(pipe - (sum_ss << REDOPT_QF) +
-					((u64)m << REDOPT_QF) - 1,
-					m << REDOPT_QF);
+		k0 = div_u64(pipe - (sum_ss << REDOPT_QF) +
+			     ((u64)m << REDOPT_QF) - 1, m << REDOPT_QF);
 		s.u += m * k0;
 	}
 	s.q = (s.u << REDOPT_QF) - pipe;
@@ -1127,10 +1059,10 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 
 	/* L = S - floor(r C / (8 s)), floored at 1 */
 	cr = c * rtt;					/* C r_us <= 1e18 */
-	pipe = redopt_div_u64_u64(cr, bdp_div);
+	pipe = div64_u64(cr, bdp_div);
 	/* pipe in 2^-16 packet: the remainder < 2^39, shifted < 2^55 */
 	pipe16 = (pipe << REDOPT_QF) +
-		 redopt_div_u64_u64((cr - pipe * bdp_div) << REDOPT_QF, bdp_div);
+		 div64_u64((cr - pipe * bdp_div) << REDOPT_QF, bdp_div);
 	if (p->n_ssthresh == 1) {
 		sum_ss = (u64)p->ssthresh[0] * m;
 	} else {
@@ -1149,7 +1081,7 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 		/* W = (C r_us + 8e6 s min_th) / (8e6 s m) */
 		gn = 8 * REDOPT_USEC_PER_SEC * s * m * m;		/* < 2^59 */
 		gd = cr + 8 * REDOPT_USEC_PER_SEC * s * min_th;		/* < 2^61 */
-		w_milli = redopt_div_u64_u64(gd, REDOPT_MILLI * 8 * s * m);
+		w_milli = div64_u64(gd, REDOPT_MILLI * 8 * s * m);
 	}
 
 	err = redopt__max_th(p, gn, gd, p->wlog, &x, &qth_max, why);
@@ -1174,7 +1106,7 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 	}
 
 	out->window_milli = w_milli;
-	out->pipe_milli = redopt_div_u64_u64(cr, (u64)REDOPT_MILLI * 8 * s);
+	out->pipe_milli = div64_u64(cr, (u64)REDOPT_MILLI * 8 * s);
 	out->buffer = (u32)buffer;
 	out->ca_peak = pk.ca_peak;
 	out->transient = pk.transient;
@@ -1189,8 +1121,8 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 	out->qmax_milli = REDOPT_MILLI * min_th + (u32)x;
 	/* p(max_th) = max_p (max_th - min_th) / (2 min_th), < 2^54 before / */
 	out->max_p_curve = (u32)min_t(u64, U32_MAX,
-				      redopt_div_u64_u32((u64)p->max_p * (qth_max - min_th),
-							 2 * min_th));
+				      div_u64((u64)p->max_p * (qth_max - min_th),
+					      2 * min_th));
 	out->flows = m;
 
 	/* alpha = C lambda r^2 / (16 s): C lambda_milli r_us^2 / (16e12 s) */
@@ -1206,7 +1138,7 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 	}
 	out->m_bound_milli = alpha_milli;
 	out->m_bound = (u32)min_t(u64, U32_MAX,
-				  redopt_div_u64_u32(alpha_milli, REDOPT_MILLI));
+				  div_u64(alpha_milli, REDOPT_MILLI));
 	if (why)
 		*why = NULL;
 	return 0;

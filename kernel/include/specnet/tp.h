@@ -125,16 +125,6 @@
 
 #include "types.h"
 
-#ifdef __KERNEL__
-#include <linux/bitops.h>
-#include <linux/limits.h>
-#include <linux/math64.h>
-#endif
-
-#ifndef U32_MAX
-#define U32_MAX			((u32)~0U)
-#endif
-
 #define TP_N			20	/* ring: the last n aggregated samples */
 #define TP_ORDER_MAX		(TP_N - 1)	/* p: predictor order */
 #define TP_ORDER_DEFAULT	2
@@ -213,24 +203,7 @@ struct tp_state {
 	u8 primed;			/* coef[] set by a first solve (NLMS) */
 };
 
-/* ---- helpers: divisions on magnitudes, rounding, bit length ---- */
-
-static inline u64 tp_div64(u64 a, u64 b)
-{
-	return div64_u64(a, b);
-}
-
-#ifdef __KERNEL__
-static inline int tp_fls64(u64 x)
-{
-	return fls64(x);
-}
-#else
-static inline int tp_fls64(u64 x)
-{
-	return x ? 64 - __builtin_clzll(x) : 0;
-}
-#endif /* __KERNEL__ */
+/* ---- helpers: magnitudes and rounding ---- */
 
 static inline u64 tp_abs64(s64 v)
 {
@@ -240,7 +213,7 @@ static inline u64 tp_abs64(s64 v)
 /* round(a / b), b > 0, half away from zero */
 static inline s64 tp_div_round(s64 a, u64 b)
 {
-	u64 q = tp_div64(tp_abs64(a) + (b >> 1), b);
+	u64 q = div64_u64(tp_abs64(a) + (b >> 1), b);
 
 	return a < 0 ? -(s64)q : (s64)q;
 }
@@ -325,7 +298,7 @@ static inline bool tp_sample_ack(struct tp_sampler *s, const struct tp_params *p
 	if (dt < max_t(u32, sample_us, 1))
 		return false;
 	/* bytes 8e6 <= 2^40 2^23 */
-	rate = tp_div64(s->bytes * 8 * TP_USEC_PER_SEC, dt);
+	rate = div64_u64(s->bytes * 8 * TP_USEC_PER_SEC, dt);
 	rate = min_t(u64, rate, TP_RATE_MAX);
 	if (s->has_rate)
 		s->rate += tp_shr_round((s64)rate - (s64)s->rate,
@@ -364,7 +337,7 @@ static inline bool tp_aggregate(struct tp_sampler *s, u64 f, u32 now_us,
 	bool done = false;
 
 	if (s->agg_cnt && (u32)(now_us - s->agg_start_us) >= interval_us) {
-		*fm = tp_div64(s->agg_sum + (s->agg_cnt >> 1), s->agg_cnt);
+		*fm = div64_u64(s->agg_sum + (s->agg_cnt >> 1), s->agg_cnt);
 		s->agg_sum = 0;
 		s->agg_cnt = 0;
 		done = true;
@@ -430,7 +403,7 @@ static inline u64 tp_deviations(struct tp_state *st, u64 *max_f)
 	}
 	for (i = 0; i < TP_N; i++)
 		dmax = max_t(u64, dmax, tp_abs64((s64)(TP_N * st->ring[i]) - (s64)sum));
-	s = tp_fls64(dmax) - TP_DEV_BITS;
+	s = fls64(dmax) - TP_DEV_BITS;
 	s = max_t(int, s, 0);
 	k = st->head;
 	for (i = 0; i < TP_N; i++) {
@@ -461,7 +434,7 @@ static inline bool tp_autocov(struct tp_state *st, u32 order)
 	}
 	if (!acc[0])
 		return false;
-	sh = tp_fls64((u64)acc[0]) - TP_R0_BITS;
+	sh = fls64((u64)acc[0]) - TP_R0_BITS;
 	sh = max_t(int, sh, 0);
 	for (i = 0; i <= order; i++)
 		acc[i] = tp_shr_round(acc[i], sh);	/* |R(i)| <= R(0) < 2^39 */
@@ -544,7 +517,7 @@ static inline void tp_apply(struct tp_state *st, const s64 *c, u32 order,
 		st->flags |= tot < 0 ? TP_F_LOW : 0;
 		return;
 	}
-	st->pred = tp_div64((u64)tot + TP_N / 2, TP_N);
+	st->pred = div64_u64((u64)tot + TP_N / 2, TP_N);
 	if (st->pred > 2 * max_f) {
 		st->pred = 2 * max_f;
 		st->flags |= TP_F_HIGH;
@@ -570,12 +543,12 @@ static inline void tp_nlms_update(struct tp_state *st, u32 order, u32 mu_shift)
 		y += tp_shr_round(st->coef[i - 1] * u, TP_Q);
 		norm += (u64)(u * u);
 	}
-	norm += tp_div64(energy, TP_N);			/* < 2^57 + 2^53 */
+	norm += div64_u64(energy, TP_N);			/* < 2^57 + 2^53 */
 	if (!norm)
 		return;
 	e = (s64)st->x[TP_N - 1] - y;
 	e = min_t(s64, max_t(s64, e, -TP_ERR_MAX), TP_ERR_MAX);
-	ns = tp_fls64(norm) - 32;
+	ns = fls64(norm) - 32;
 	ns = max_t(int, ns, 0);
 	g = tp_div_round(e * (s64)BIT_ULL(30), norm >> ns);	/* e 2^30 <= 2^57 */
 	for (i = 1; i <= order; i++) {
@@ -609,7 +582,7 @@ static inline int tp_push(struct tp_state *st, const struct tp_params *p, u64 fm
 		return -EAGAIN;
 
 	sum = tp_deviations(st, &max_f);
-	st->mean = tp_div64(sum + TP_N / 2, TP_N);
+	st->mean = div64_u64(sum + TP_N / 2, TP_N);
 	st->flags = 0;
 	st->order = (u8)order;
 	if (max_f * TP_N == sum) {
@@ -657,8 +630,8 @@ static inline u32 tp_flows_nearest(u64 capacity_bps, u64 pred_bps)
 	if (!pred_bps)
 		return TP_MAX_FLOWS;
 	/* C, pred <= TP_RATE_MAX < 2^38: no overflow */
-	n = tp_div64(min_t(u64, capacity_bps, TP_RATE_MAX) + (pred_bps >> 1),
-		     pred_bps);
+	n = div64_u64(min_t(u64, capacity_bps, TP_RATE_MAX) + (pred_bps >> 1),
+		      pred_bps);
 	return (u32)min_t(u64, max_t(u64, n, 1), TP_MAX_FLOWS);
 }
 
@@ -669,7 +642,7 @@ static inline u32 tp_flows(u64 capacity_bps, u64 pred_bps)
 
 	if (!pred_bps)
 		return TP_MAX_FLOWS;
-	n = tp_div64(capacity_bps, pred_bps);
+	n = div64_u64(capacity_bps, pred_bps);
 	if (n * pred_bps < capacity_bps)
 		n++;
 	return (u32)min_t(u64, max_t(u64, n, 1), TP_MAX_FLOWS);
@@ -691,7 +664,7 @@ static inline u32 tp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
 		return TP_MIN_CWND;
 	mss = min_t(u32, mss, TP_MAX_MSS);
 	/* C rtt < 2^62; 8e6 N mss < 2^59 */
-	w = tp_div64(c * rtt, 8 * TP_USEC_PER_SEC * n * mss);
+	w = div64_u64(c * rtt, 8 * TP_USEC_PER_SEC * n * mss);
 	return (u32)min_t(u64, max_t(u64, w, TP_MIN_CWND), U32_MAX);
 }
 
