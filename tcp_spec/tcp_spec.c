@@ -52,12 +52,11 @@
  *     mark, which on a GEO path comes a doubling or two past the BDP.
  *   growth: Reno's slow start, then CUBIC's window function (RFC 9438,
  *     kernel/include/specnet/cubic.h), in a recovery guessed corruption
- *     too. Chosen over Reno's +1 per RTT, which needs 420 RTTs (over 4
- *     minutes at 600 ms) to regain 30% of a 1400-packet GEO window, and
- *     over Hybla's RTT-scaled growth, which gains rho^2 segments per RTT
- *     (576 at 600 ms) and so fills a GEO bottleneck's buffer within a few
- *     RTTs of each reduction; CUBIC regains a reduction in ~K seconds
- *     (10 s there) whatever the RTT, and is the growth its competitors on
+ *     too. Chosen over Reno's +1 per RTT, which takes minutes to regain
+ *     a reduction of a GEO window, and over Hybla's RTT-scaled growth
+ *     (rho^2 segments per RTT), which fills a GEO bottleneck's buffer
+ *     within a few RTTs of each reduction; CUBIC regains a reduction in
+ *     K seconds whatever the RTT, and is the growth its competitors on
  *     a shared bottleneck use. Fast convergence does not lower the
  *     plateau below what the path delivers in a min RTT (cubic.h says
  *     why). 0.8 on a mark without loss, as RFC 8511

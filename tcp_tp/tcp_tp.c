@@ -71,25 +71,20 @@
  *    (mss + TCP and IP headers) / mss), as link capacities are quoted.
  *  - the window moves between N's and N - 1's rather than sitting on
  *    C RTT / N: a flow held exactly at its share can never measure more
- *    (its throughput is its window over the RTT), so N could only grow:
- *    in the VM, over self-similar background, it fell from N = 1 to 2
- *    and stayed there after the background had gone (0.65x Reno's
- *    goodput). Additive increase inside the band lets it reach the
- *    throughput that rounds to N - 1 when the capacity is there. A band
- *    up to N's rounding boundary (N - 1/2, plus one packet) was too
- *    narrow: with any queue the throughput stays below that boundary, and
- *    a flow spent 70% of a run at N = 2 (0.90x Reno). When the capacity
- *    is not there, the extra is C RTT / (N (N - 1)) per flow of queue.
- *  - the band's upper edge uses srtt whatever `rtt` says: it is the window
- *    at which this flow's throughput would be C / (N - 1), and the flow's
- *    throughput is its window over the RTT it sees. With the minimum RTT
- *    there, any standing queue (another flow's) put the upper edge below
- *    the window the flow had, so every ACK cut it, down to the 2-packet
- *    floor, while a flow that had reached N = 1 kept the whole pipe: 10 tp
- *    flows in the VM had Jain 0.17-0.49 over 40 s (window_down 2200 times,
- *    window_up 4); with srtt there, and one packet more (tp_band()),
- *    0.985-0.991 over the last 50-60 s of 60-70 s runs, beside Reno's
- *    0.975-0.990. The lower edge keeps `rtt`.
+ *    (its throughput is its window over the RTT), so N could only grow,
+ *    and stay high after cross traffic has gone. Additive increase inside
+ *    the band lets it reach the throughput that rounds to N - 1 when the
+ *    capacity is there; a band only up to N's rounding boundary
+ *    (N - 1/2) would be too narrow, as any queue keeps the throughput
+ *    below that boundary. When the capacity is not there, the extra is
+ *    C RTT / (N (N - 1)) per flow of queue.
+ *  - the band's upper edge uses srtt whatever `rtt` says, plus one packet
+ *    (tp_band()): it is the window at which this flow's throughput would
+ *    be C / (N - 1), and the flow's throughput is its window over the RTT
+ *    it sees. With the minimum RTT there, any standing queue (another
+ *    flow's) would put the upper edge below the window the flow has, so
+ *    every ACK would cut it, down to the 2-packet floor, while a flow that
+ *    had reached N = 1 kept the whole pipe. The lower edge keeps `rtt`.
  *  - the predictor state (496 bytes) does not fit in icsk_ca_priv: it is
  *    allocated per connection (GFP_NOWAIT, as tcp_cdg does, since init may
  *    run in softirq); without memory the connection is Reno (no_memory).
@@ -99,14 +94,16 @@
  *  - a decrease (loss, ECN) stands against the band's floor: for one
  *    interval, then until N falls below the N at the decrease (capacity
  *    freed) or additive increase brings cwnd back to that N's floor
- *    (tp_decrease_stands() in tp.h). With the floor back after one
- *    interval, tp against one CUBIC flow on a RED+ECN bottleneck took
- *    57-63% of the link (window_up after about every mark); now 45-55%.
+ *    (tp_decrease_stands() in tp.h): the floor would otherwise hand back,
+ *    one interval later, the share the congestion signal took away.
  *    Decreases before the first N stand for the interval only.
  *  - when the window set is below ssthresh, ssthresh follows it down:
  *    otherwise the next ACK would be in slow start again and undo it.
  *  - the window is set only while cwnd-limited (as Reno grows only then):
  *    an application-limited flow's throughput says nothing of its share.
+ *
+ * The measurements behind the band and the standing decrease are in
+ * docs/algorithms.md (TCP-TP, "Why the band").
  *
  * Paper: TCP-TP, congestion control with LMMSE traffic prediction over
  * self-similar traffic; docs/algorithms.md (TCP-TP) records the

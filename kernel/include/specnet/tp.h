@@ -712,8 +712,8 @@ static inline u32 tp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
  * band's floor: dec_flows is the smallest N seen at a decrease since it
  * began to stand (0: none stands, or there was no N). The floor would hand
  * back the share the congestion signal took away, one interval later, to a
- * flow whose competitors (Reno, CUBIC) are still below theirs: against
- * CUBIC on an ECN bottleneck tp took 57-63% of the link. So the decrease
+ * flow whose competitors (Reno, CUBIC) are still below theirs, and so
+ * take more than its share of an ECN bottleneck. So the decrease
  * stands until the prediction shows fewer flows than at the decrease
  * (N < dec_flows: capacity freed, as when on/off cross traffic goes off),
  * or until additive increase has brought cwnd back to lo at N = dec_flows.
