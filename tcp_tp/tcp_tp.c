@@ -23,7 +23,7 @@
  *                  Reno's additive increase, then cwnd held between N's
  *                  window and N - 1's: C RTT / (8 N mss) <= cwnd <=
  *                  C srtt / (8 (N - 1) mss) + 1 (N = 1: exactly C RTT /
- *                  (8 mss)), in [2, snd_cwnd_clamp] (tp_band() in tp.h;
+ *                  (8 mss)), in [2, snd_cwnd_clamp] (tcptp_band() in tp.h;
  *                  counted: window_up / window_down when the band moves
  *                  cwnd); Reno until the first N (counted:
  *                  reno_fallbacks, per ACK)
@@ -66,7 +66,7 @@
  *    than 100% (headers, sampling noise) counts one flow too many, sets
  *    the window to the smaller share, measures that, and stays there (a
  *    lone flow on an idle link would take half of it). See
- *    tp_flows_nearest() in tp.h.
+ *    tcptp_flows_nearest() in tp.h.
  *  - throughput is measured at the IP layer (payload scaled by
  *    (mss + TCP and IP headers) / mss), as link capacities are quoted.
  *  - the window moves between N's and N - 1's rather than sitting on
@@ -79,7 +79,7 @@
  *    below that boundary. When the capacity is not there, the extra is
  *    C RTT / (N (N - 1)) per flow of queue.
  *  - the band's upper edge uses srtt whatever `rtt` says, plus one packet
- *    (tp_band()): it is the window at which this flow's throughput would
+ *    (tcptp_band()): it is the window at which this flow's throughput would
  *    be C / (N - 1), and the flow's throughput is its window over the RTT
  *    it sees. With the minimum RTT there, any standing queue (another
  *    flow's) would put the upper edge below the window the flow has, so
@@ -94,7 +94,7 @@
  *  - a decrease (loss, ECN) stands against the band's floor: for one
  *    interval, then until N falls below the N at the decrease (capacity
  *    freed) or additive increase brings cwnd back to that N's floor
- *    (tp_decrease_stands() in tp.h): the floor would otherwise hand back,
+ *    (tcptp_decrease_stands() in tp.h): the floor would otherwise hand back,
  *    one interval later, the share the congestion signal took away.
  *    Decreases before the first N stand for the interval only.
  *  - when the window set is below ssthresh, ssthresh follows it down:
@@ -132,108 +132,108 @@
 #define TP_INTERVAL_RTTS_DEFAULT 2	/* 1..TP_INTERVAL_RTTS_MAX (tp.h) */
 #define TP_SAMPLE_MIN_US	1000	/* sampling period: max(srtt / 4, 1 ms) */
 
-enum tp_rtt_choice {
+enum tcptp_rtt_choice {
 	TP_RTT_MIN,
 	TP_RTT_SRTT,
 	TP_RTT_CHOICES
 };
 
-static const char * const tp_rtt_names[TP_RTT_CHOICES] = {
+static const char * const tcptp_rtt_names[TP_RTT_CHOICES] = {
 	[TP_RTT_MIN]	= "min",
 	[TP_RTT_SRTT]	= "srtt",
 };
 
-enum tp_round {
+enum tcptp_round {
 	TP_ROUND_NEAREST,
 	TP_ROUND_CEIL,
 	TP_ROUNDS
 };
 
-static const char * const tp_round_names[TP_ROUNDS] = {
+static const char * const tcptp_round_names[TP_ROUNDS] = {
 	[TP_ROUND_NEAREST]	= "nearest",
 	[TP_ROUND_CEIL]		= "ceil",
 };
 
-static const char * const tp_method_names[] = {
+static const char * const tcptp_method_names[] = {
 	[TP_METHOD_LEVINSON]	= "levinson",
 	[TP_METHOD_LMS]		= "lms",
 };
 
-static unsigned int tp_capacity_kbps;
-static unsigned int tp_rtt_choice = TP_RTT_MIN;
-static unsigned int tp_round = TP_ROUND_NEAREST;
-static unsigned int tp_method = TP_METHOD_LEVINSON;
-static unsigned int tp_order = TP_ORDER_DEFAULT;
-static unsigned int tp_ewma_shift = TP_EWMA_SHIFT_DEFAULT;
-static unsigned int tp_mu_shift = TP_MU_SHIFT_DEFAULT;
-static unsigned int tp_interval_rtts = TP_INTERVAL_RTTS_DEFAULT;
+static unsigned int tcptp_capacity_kbps;
+static unsigned int tcptp_rtt_choice = TP_RTT_MIN;
+static unsigned int tcptp_round = TP_ROUND_NEAREST;
+static unsigned int tcptp_method = TP_METHOD_LEVINSON;
+static unsigned int tcptp_order = TP_ORDER_DEFAULT;
+static unsigned int tcptp_ewma_shift = TP_EWMA_SHIFT_DEFAULT;
+static unsigned int tcptp_mu_shift = TP_MU_SHIFT_DEFAULT;
+static unsigned int tcptp_interval_rtts = TP_INTERVAL_RTTS_DEFAULT;
 
-static void tp_params_read(struct tp_params *p)
+static void tcptp_params_read(struct tcptp_params *p)
 {
-	p->method = READ_ONCE(tp_method);
-	p->order = READ_ONCE(tp_order);
-	p->ewma_shift = READ_ONCE(tp_ewma_shift);
-	p->mu_shift = READ_ONCE(tp_mu_shift);
+	p->method = READ_ONCE(tcptp_method);
+	p->order = READ_ONCE(tcptp_order);
+	p->ewma_shift = READ_ONCE(tcptp_ewma_shift);
+	p->mu_shift = READ_ONCE(tcptp_mu_shift);
 }
 
 /*
  * The predictor's ranges below are tp.h's limits (TP_ORDER_MAX,
- * TP_EWMA_SHIFT_MAX, TP_MU_SHIFT_MAX), those tp_check_params() holds every
- * tp_params to; each parameter is one word, so a connection reads a valid
+ * TP_EWMA_SHIFT_MAX, TP_MU_SHIFT_MAX), those tcptp_check_params() holds every
+ * tcptp_params to; each parameter is one word, so a connection reads a valid
  * set.
  */
-static struct specnet_uint_param tp_param_capacity_kbps = {
-	&tp_capacity_kbps, 0, TP_CAPACITY_KBPS_MAX, "kbit/s, 0 = estimate"
+static struct specnet_uint_param tcptp_param_capacity_kbps = {
+	&tcptp_capacity_kbps, 0, TP_CAPACITY_KBPS_MAX, "kbit/s, 0 = estimate"
 };
-module_param_cb(capacity_kbps, &specnet_uint_param_ops, &tp_param_capacity_kbps, 0644);
+module_param_cb(capacity_kbps, &specnet_uint_param_ops, &tcptp_param_capacity_kbps, 0644);
 MODULE_PARM_DESC(capacity_kbps, "bottleneck capacity C in kbit/s (1..200000000); 0 = estimate per connection (default)");
 
-static struct specnet_uint_param tp_param_order = {
-	&tp_order, 1, TP_ORDER_MAX, "predictor order"
+static struct specnet_uint_param tcptp_param_order = {
+	&tcptp_order, 1, TP_ORDER_MAX, "predictor order"
 };
-module_param_cb(order, &specnet_uint_param_ops, &tp_param_order, 0644);
+module_param_cb(order, &specnet_uint_param_ops, &tcptp_param_order, 0644);
 MODULE_PARM_DESC(order, "predictor order p (1..19, default 2)");
 
-static struct specnet_uint_param tp_param_ewma_shift = {
-	&tp_ewma_shift, 0, TP_EWMA_SHIFT_MAX, "sampler EWMA weight 2^-ewma_shift"
+static struct specnet_uint_param tcptp_param_ewma_shift = {
+	&tcptp_ewma_shift, 0, TP_EWMA_SHIFT_MAX, "sampler EWMA weight 2^-ewma_shift"
 };
-module_param_cb(ewma_shift, &specnet_uint_param_ops, &tp_param_ewma_shift, 0644);
+module_param_cb(ewma_shift, &specnet_uint_param_ops, &tcptp_param_ewma_shift, 0644);
 MODULE_PARM_DESC(ewma_shift, "throughput sampler EWMA weight 2^-ewma_shift (0..8, default 2)");
 
-static struct specnet_uint_param tp_param_mu_shift = {
-	&tp_mu_shift, 0, TP_MU_SHIFT_MAX, "NLMS step 2^-mu_shift"
+static struct specnet_uint_param tcptp_param_mu_shift = {
+	&tcptp_mu_shift, 0, TP_MU_SHIFT_MAX, "NLMS step 2^-mu_shift"
 };
-module_param_cb(mu_shift, &specnet_uint_param_ops, &tp_param_mu_shift, 0644);
+module_param_cb(mu_shift, &specnet_uint_param_ops, &tcptp_param_mu_shift, 0644);
 MODULE_PARM_DESC(mu_shift, "NLMS step 2^-mu_shift for method=lms (0..16, default 4)");
 
-static struct specnet_uint_param tp_param_interval_rtts = {
-	&tp_interval_rtts, 1, TP_INTERVAL_RTTS_MAX, "aggregation interval in srtt"
+static struct specnet_uint_param tcptp_param_interval_rtts = {
+	&tcptp_interval_rtts, 1, TP_INTERVAL_RTTS_MAX, "aggregation interval in srtt"
 };
-module_param_cb(interval_rtts, &specnet_uint_param_ops, &tp_param_interval_rtts, 0644);
+module_param_cb(interval_rtts, &specnet_uint_param_ops, &tcptp_param_interval_rtts, 0644);
 MODULE_PARM_DESC(interval_rtts, "aggregation interval in smoothed RTTs (1..16, default 2)");
 
 /* Parameters chosen by name */
-static struct specnet_enum_param tp_param_rtt = {
-	&tp_rtt_choice, tp_rtt_names, ARRAY_SIZE(tp_rtt_names), "min | srtt"
+static struct specnet_enum_param tcptp_param_rtt = {
+	&tcptp_rtt_choice, tcptp_rtt_names, ARRAY_SIZE(tcptp_rtt_names), "min | srtt"
 };
-module_param_cb(rtt, &specnet_enum_param_ops, &tp_param_rtt, 0644);
+module_param_cb(rtt, &specnet_enum_param_ops, &tcptp_param_rtt, 0644);
 MODULE_PARM_DESC(rtt, "RTT in cwnd = C RTT / N: min (windowed minimum, default) or srtt");
 
-static struct specnet_enum_param tp_param_flows_round = {
-	&tp_round, tp_round_names, ARRAY_SIZE(tp_round_names), "nearest | ceil"
+static struct specnet_enum_param tcptp_param_flows_round = {
+	&tcptp_round, tcptp_round_names, ARRAY_SIZE(tcptp_round_names), "nearest | ceil"
 };
-module_param_cb(flows_round, &specnet_enum_param_ops, &tp_param_flows_round, 0644);
+module_param_cb(flows_round, &specnet_enum_param_ops, &tcptp_param_flows_round, 0644);
 MODULE_PARM_DESC(flows_round, "N = C / prediction rounded to the nearest integer (default) or up (ceil, the paper's)");
 
-static struct specnet_enum_param tp_param_method = {
-	&tp_method, tp_method_names, ARRAY_SIZE(tp_method_names), "levinson | lms"
+static struct specnet_enum_param tcptp_param_method = {
+	&tcptp_method, tcptp_method_names, ARRAY_SIZE(tcptp_method_names), "levinson | lms"
 };
-module_param_cb(method, &specnet_enum_param_ops, &tp_param_method, 0644);
+module_param_cb(method, &specnet_enum_param_ops, &tcptp_param_method, 0644);
 MODULE_PARM_DESC(method, "predictor: levinson (LMMSE, default) or lms (normalized LMS)");
 
 /* ---- per-netns counters ----------------------------------------------- */
 
-enum tp_counter {
+enum tcptp_counter {
 	TP_CNT_PREDICTIONS,	/* predictions made (one per full interval) */
 	TP_CNT_UP,		/* ACKs on which TP raised cwnd */
 	TP_CNT_DOWN,		/* ... lowered it */
@@ -242,7 +242,7 @@ enum tp_counter {
 	TP_CNT_MAX
 };
 
-static const char * const tp_counter_names[TP_CNT_MAX] = {
+static const char * const tcptp_counter_names[TP_CNT_MAX] = {
 	[TP_CNT_PREDICTIONS]	= "predictions",
 	[TP_CNT_UP]		= "window_up",
 	[TP_CNT_DOWN]		= "window_down",
@@ -250,55 +250,55 @@ static const char * const tp_counter_names[TP_CNT_MAX] = {
 	[TP_CNT_NOMEM]		= "no_memory",
 };
 
-static const struct specnet_counters_def tp_counters = {
+static const struct specnet_counters_def tcptp_counters = {
 	.file	= "tcp_tp",
-	.names	= tp_counter_names,
+	.names	= tcptp_counter_names,
 	.n	= TP_CNT_MAX,
 };
 
-struct tp_net {
+struct tcptp_net {
 	struct specnet_counters cnt;
 };
 
-static unsigned int tp_net_id __read_mostly;
+static unsigned int tcptp_net_id __read_mostly;
 
-static void tp_count(const struct sock *sk, enum tp_counter c)
+static void tcptp_count(const struct sock *sk, enum tcptp_counter c)
 {
-	struct tp_net *tn = net_generic(sock_net(sk), tp_net_id);
+	struct tcptp_net *tn = net_generic(sock_net(sk), tcptp_net_id);
 
 	specnet_count(&tn->cnt, c);
 }
 
-static int __net_init tp_net_init(struct net *net)
+static int __net_init tcptp_net_init(struct net *net)
 {
-	struct tp_net *tn = net_generic(net, tp_net_id);
+	struct tcptp_net *tn = net_generic(net, tcptp_net_id);
 
-	return specnet_counters_init(net, &tn->cnt, &tp_counters);
+	return specnet_counters_init(net, &tn->cnt, &tcptp_counters);
 }
 
-static void __net_exit tp_net_exit(struct net *net)
+static void __net_exit tcptp_net_exit(struct net *net)
 {
-	struct tp_net *tn = net_generic(net, tp_net_id);
+	struct tcptp_net *tn = net_generic(net, tcptp_net_id);
 
 	specnet_counters_exit(net, &tn->cnt);
 }
 
-static struct pernet_operations tp_net_ops = {
-	.init = tp_net_init,
-	.exit = tp_net_exit,
-	.id   = &tp_net_id,
-	.size = sizeof(struct tp_net),
+static struct pernet_operations tcptp_net_ops = {
+	.init = tcptp_net_init,
+	.exit = tcptp_net_exit,
+	.id   = &tcptp_net_id,
+	.size = sizeof(struct tcptp_net),
 };
 
 /* ---- per-socket state -------------------------------------------------- */
 
-struct tp_ca {
-	struct tp_sampler smp;	/* sampling and aggregation (40 bytes) */
-	struct tp_state *st;	/* ring and predictor, NULL: Reno */
+struct tcptp_ca {
+	struct tcptp_sampler smp;	/* sampling and aggregation (40 bytes) */
+	struct tcptp_state *st;	/* ring and predictor, NULL: Reno */
 	struct minmax cmax;	/* capacity estimate: max f, bit/s >> 10 */
 	u32 bytes_acked;	/* low bits of tp->bytes_acked at the last ACK */
 	u32 pred_kbps;		/* last prediction, kbit/s (for get_info) */
-	struct tp_params p;	/* read at connection start */
+	struct tcptp_params p;	/* read at connection start */
 	u32 flows;		/* N of the last prediction, 0: none (Reno) */
 	u32 rtt_us;		/* RTT of the last window set */
 	u32 hold_until_us;	/* no floor before: a decrease stands */
@@ -311,60 +311,60 @@ struct tp_ca {
 /* minmax holds u32: rates in units of 1024 bit/s (up to 4.4 Tbit/s) */
 #define TP_CMAX_SHIFT	10
 
-static u32 tp_srtt_us(const struct tcp_sock *tp)
+static u32 tcptp_srtt_us(const struct tcp_sock *tp)
 {
 	return max_t(u32, tp->srtt_us >> 3, 1);
 }
 
-static void tp_init(struct sock *sk)
+static void tcptp_init(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct tp_ca *ca = inet_csk_ca(sk);
+	struct tcptp_ca *ca = inet_csk_ca(sk);
 
 	memset(ca, 0, sizeof(*ca));
-	tp_params_read(&ca->p);
-	ca->interval_rtts = READ_ONCE(tp_interval_rtts);
-	tp_sampler_init(&ca->smp, (u32)tp->tcp_mstamp);
+	tcptp_params_read(&ca->p);
+	ca->interval_rtts = READ_ONCE(tcptp_interval_rtts);
+	tcptp_sampler_init(&ca->smp, (u32)tp->tcp_mstamp);
 	ca->bytes_acked = (u32)tp->bytes_acked;
 	/* listeners and closed sockets take no ACKs of data */
 	if (sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE)
 		return;
 	ca->st = kmalloc(sizeof(*ca->st), GFP_NOWAIT | __GFP_NOWARN);
 	if (!ca->st) {
-		tp_count(sk, TP_CNT_NOMEM);
+		tcptp_count(sk, TP_CNT_NOMEM);
 		return;
 	}
-	tp_state_init(ca->st);
+	tcptp_state_init(ca->st);
 }
 
-static void tp_release(struct sock *sk)
+static void tcptp_release(struct sock *sk)
 {
-	struct tp_ca *ca = inet_csk_ca(sk);
+	struct tcptp_ca *ca = inet_csk_ca(sk);
 
 	kfree(ca->st);
 	ca->st = NULL;
 }
 
 /* C in bit/s: the parameter, or this connection's windowed max of f. */
-static u64 tp_capacity(const struct tp_ca *ca)
+static u64 tcptp_capacity(const struct tcptp_ca *ca)
 {
-	u32 kbps = READ_ONCE(tp_capacity_kbps);
+	u32 kbps = READ_ONCE(tcptp_capacity_kbps);
 
 	if (kbps)
 		return (u64)kbps * 1000;
 	return (u64)minmax_get(&ca->cmax) << TP_CMAX_SHIFT;
 }
 
-static void tp_in_ack_event(struct sock *sk, u32 flags)
+static void tcptp_in_ack_event(struct sock *sk, u32 flags)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct tp_ca *ca = inet_csk_ca(sk);
+	struct tcptp_ca *ca = inet_csk_ca(sk);
 	u32 now = (u32)tp->tcp_mstamp;
-	u32 srtt = tp_srtt_us(tp);
+	u32 srtt = tcptp_srtt_us(tp);
 	/* bytes acked by this ACK: < 2^32 (the window is) */
 	u64 bytes = (u32)tp->bytes_acked - ca->bytes_acked;
 	/* srtt < 2^29 us: 16 srtt passes 2^32; in u64, below 2^31 (tp.h) */
-	u32 interval = tp_interval_us(ca->interval_rtts, srtt);
+	u32 interval = tcptp_interval_us(ca->interval_rtts, srtt);
 	u64 f, fm, pred, c;
 	bool ready;
 
@@ -376,69 +376,69 @@ static void tp_in_ack_event(struct sock *sk, u32 flags)
 			(tp->mss_cache + tp->tcp_header_len +
 			 inet_csk(sk)->icsk_af_ops->net_header_len),
 			tp->mss_cache);
-	if (!tp_sample_ack(&ca->smp, &ca->p, (u32)min_t(u64, bytes, U32_MAX),
-			   now, max_t(u32, srtt / 4, TP_SAMPLE_MIN_US), &f))
+	if (!tcptp_sample_ack(&ca->smp, &ca->p, (u32)min_t(u64, bytes, U32_MAX),
+			      now, max_t(u32, srtt / 4, TP_SAMPLE_MIN_US), &f))
 		return;
 	/* the capacity estimate: max f over the last n intervals */
 	minmax_running_max(&ca->cmax, (u32)min_t(u64, (u64)TP_N * interval, S32_MAX),
 			   now, (u32)min_t(u64, f >> TP_CMAX_SHIFT, U32_MAX));
-	if (!tp_aggregate(&ca->smp, f, now, interval, &fm))
+	if (!tcptp_aggregate(&ca->smp, f, now, interval, &fm))
 		return;
-	ready = !tp_push(ca->st, &ca->p, fm);
+	ready = !tcptp_push(ca->st, &ca->p, fm);
 	ca->ring = ca->st->count;
 	if (!ready)
 		return;
 	/* a prediction for the next interval, and N for it */
-	tp_count(sk, TP_CNT_PREDICTIONS);
-	pred = tp_prediction(ca->st);
+	tcptp_count(sk, TP_CNT_PREDICTIONS);
+	pred = tcptp_prediction(ca->st);
 	/* TP_RATE_MAX / 1000 < 2^28 */
 	ca->pred_kbps = (u32)div_u64(pred, 1000);
-	c = tp_capacity(ca);
+	c = tcptp_capacity(ca);
 	if (!c)
 		ca->flows = 0;		/* no capacity yet: Reno */
-	else if (READ_ONCE(tp_round) == TP_ROUND_CEIL)
-		ca->flows = tp_flows(c, pred);
+	else if (READ_ONCE(tcptp_round) == TP_ROUND_CEIL)
+		ca->flows = tcptp_flows(c, pred);
 	else
-		ca->flows = tp_flows_nearest(c, pred);
+		ca->flows = tcptp_flows_nearest(c, pred);
 }
 
-static void tp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+static void tcptp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
-	struct tp_ca *ca = inet_csk_ca(sk);
+	struct tcptp_ca *ca = inet_csk_ca(sk);
 
 	/* restart after idle: the idle time is not a throughput sample */
 	if (ev == CA_EVENT_TX_START)
-		tp_sampler_restart(&ca->smp, (u32)tcp_sk(sk)->tcp_mstamp);
+		tcptp_sampler_restart(&ca->smp, (u32)tcp_sk(sk)->tcp_mstamp);
 }
 
-static void tp_set_state(struct sock *sk, u8 new_state)
+static void tcptp_set_state(struct sock *sk, u8 new_state)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	struct tp_ca *ca = inet_csk_ca(sk);
+	struct tcptp_ca *ca = inet_csk_ca(sk);
 
 	if (new_state == TCP_CA_CWR || new_state == TCP_CA_Recovery ||
 	    new_state == TCP_CA_Loss) {
-		/* < 2^31 us ahead: the s32 difference in tp_cong_avoid() */
+		/* < 2^31 us ahead: the s32 difference in tcptp_cong_avoid() */
 		ca->hold_until_us = (u32)tp->tcp_mstamp +
-				    tp_interval_us(ca->interval_rtts, tp_srtt_us(tp));
+				    tcptp_interval_us(ca->interval_rtts, tcptp_srtt_us(tp));
 		ca->holding = 1;
-		ca->dec_flows = tp_decrease(ca->dec_flows, ca->flows);
+		ca->dec_flows = tcptp_decrease(ca->dec_flows, ca->flows);
 	}
 }
 
-static u32 tp_rtt_us(const struct tcp_sock *tp)
+static u32 tcptp_rtt_us(const struct tcp_sock *tp)
 {
 	u32 rtt = tcp_min_rtt(tp);
 
-	if (READ_ONCE(tp_rtt_choice) == TP_RTT_SRTT || rtt == ~0U)
-		rtt = tp_srtt_us(tp);
+	if (READ_ONCE(tcptp_rtt_choice) == TP_RTT_SRTT || rtt == ~0U)
+		rtt = tcptp_srtt_us(tp);
 	return rtt;
 }
 
-static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+static void tcptp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct tp_ca *ca = inet_csk_ca(sk);
+	struct tcptp_ca *ca = inet_csk_ca(sk);
 	u32 cwnd, lo, hi, w;
 	u64 c;
 
@@ -450,9 +450,9 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 			return;
 	}
 	/* N exists once the ring is full (ca->st) and C is known */
-	c = ca->flows ? tp_capacity(ca) : 0;
+	c = ca->flows ? tcptp_capacity(ca) : 0;
 	if (!c) {
-		tp_count(sk, TP_CNT_RENO);
+		tcptp_count(sk, TP_CNT_RENO);
 		tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
 		return;
 	}
@@ -461,22 +461,22 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	 */
 	cwnd = tcp_snd_cwnd(tp);
 	tcp_cong_avoid_ai(tp, cwnd, acked);
-	ca->rtt_us = tp_rtt_us(tp);
-	tp_band(c, ca->rtt_us, tp_srtt_us(tp), ca->flows, tp->mss_cache,
-		tp->snd_cwnd_clamp, &lo, &hi);
+	ca->rtt_us = tcptp_rtt_us(tp);
+	tcptp_band(c, ca->rtt_us, tcptp_srtt_us(tp), ca->flows, tp->mss_cache,
+		   tp->snd_cwnd_clamp, &lo, &hi);
 	/* after a loss or an ECN reduction, for one interval, no floor; then
-	 * none either while the decrease stands (tp_decrease_stands())
+	 * none either while the decrease stands (tcptp_decrease_stands())
 	 */
 	if (ca->holding &&
 	    (s32)((u32)tp->tcp_mstamp - ca->hold_until_us) >= 0)
 		ca->holding = 0;
-	ca->dec_flows = tp_decrease_stands(ca->dec_flows, ca->flows,
-					   tcp_snd_cwnd(tp), lo);
-	w = tp_band_window(tcp_snd_cwnd(tp), lo, hi,
-			   !ca->holding && !ca->dec_flows);
+	ca->dec_flows = tcptp_decrease_stands(ca->dec_flows, ca->flows,
+					      tcp_snd_cwnd(tp), lo);
+	w = tcptp_band_window(tcp_snd_cwnd(tp), lo, hi,
+			      !ca->holding && !ca->dec_flows);
 	if (w == tcp_snd_cwnd(tp))
 		return;
-	tp_count(sk, w > cwnd ? TP_CNT_UP : TP_CNT_DOWN);
+	tcptp_count(sk, w > cwnd ? TP_CNT_UP : TP_CNT_DOWN);
 	tcp_snd_cwnd_set(tp, w);
 	tp->snd_cwnd_cnt = 0;
 	/* in congestion avoidance at w: not slow start again on the next ACK */
@@ -484,10 +484,10 @@ static void tp_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		tp->snd_ssthresh = w;
 }
 
-static size_t tp_get_info(struct sock *sk, u32 ext, int *attr,
-			  union tcp_cc_info *info)
+static size_t tcptp_get_info(struct sock *sk, u32 ext, int *attr,
+			     union tcp_cc_info *info)
 {
-	const struct tp_ca *ca = inet_csk_ca(sk);
+	const struct tcptp_ca *ca = inet_csk_ca(sk);
 	u64 bw;
 
 	if (!(ext & (1 << (INET_DIAG_BBRINFO - 1))) &&
@@ -508,42 +508,43 @@ static size_t tp_get_info(struct sock *sk, u32 ext, int *attr,
 }
 
 static struct tcp_congestion_ops tcp_tp __read_mostly = {
-	.init		= tp_init,
-	.release	= tp_release,
+	.init		= tcptp_init,
+	.release	= tcptp_release,
 	.ssthresh	= tcp_reno_ssthresh,
 	.undo_cwnd	= tcp_reno_undo_cwnd,
-	.cong_avoid	= tp_cong_avoid,
-	.cwnd_event	= tp_cwnd_event,
-	.set_state	= tp_set_state,
-	.in_ack_event	= tp_in_ack_event,
-	.get_info	= tp_get_info,
+	.cong_avoid	= tcptp_cong_avoid,
+	.cwnd_event	= tcptp_cwnd_event,
+	.set_state	= tcptp_set_state,
+	.in_ack_event	= tcptp_in_ack_event,
+	.get_info	= tcptp_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "tp",
 };
 
-static int __init tp_register(void)
+static int __init tcptp_register(void)
 {
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct tp_ca) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(sizeof(struct tcptp_ca) > ICSK_CA_PRIV_SIZE);
 
-	ret = specnet_cc_register(&tp_net_ops, &tcp_tp);
+	ret = specnet_cc_register(&tcptp_net_ops, &tcp_tp);
 	if (ret)
 		return ret;
 	pr_info("registered \"tp\" (capacity_kbps=%u%s rtt=%s method=%s order=%u interval_rtts=%u)\n",
-		tp_capacity_kbps, tp_capacity_kbps ? "" : " (estimated)",
-		tp_rtt_names[tp_rtt_choice], tp_method_names[tp_method], tp_order,
-		tp_interval_rtts);
+		tcptp_capacity_kbps, tcptp_capacity_kbps ? "" : " (estimated)",
+		tcptp_rtt_names[tcptp_rtt_choice],
+		tcptp_method_names[tcptp_method], tcptp_order,
+		tcptp_interval_rtts);
 	return 0;
 }
 
-static void __exit tp_unregister(void)
+static void __exit tcptp_unregister(void)
 {
-	specnet_cc_unregister(&tp_net_ops, &tcp_tp);
+	specnet_cc_unregister(&tcptp_net_ops, &tcp_tp);
 }
 
-module_init(tp_register);
-module_exit(tp_unregister);
+module_init(tcptp_register);
+module_exit(tcptp_unregister);
 
 MODULE_AUTHOR("specnet");
 MODULE_LICENSE("GPL");

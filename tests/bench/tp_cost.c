@@ -34,26 +34,26 @@ static u64 next_rate(void)
 	return (u64)(5000000 + ar);
 }
 
-__attribute__((noinline)) int bench_push(struct tp_state *st, const struct tp_params *p,
+__attribute__((noinline)) int bench_push(struct tcptp_state *st, const struct tcptp_params *p,
 					 u64 f)
 {
-	return tp_push(st, p, f);
+	return tcptp_push(st, p, f);
 }
 
-__attribute__((noinline)) bool bench_ack(struct tp_sampler *s, const struct tp_params *p,
+__attribute__((noinline)) bool bench_ack(struct tcptp_sampler *s, const struct tcptp_params *p,
 					 u32 bytes, u32 now, u64 *fm)
 {
 	u64 f;
 
-	return tp_sample_ack(s, p, bytes, now, 1000, &f) &&
-	       tp_aggregate(s, f, now, 10000, fm);
+	return tcptp_sample_ack(s, p, bytes, now, 1000, &f) &&
+	       tcptp_aggregate(s, f, now, 10000, fm);
 }
 
 int main(int argc, char **argv)
 {
-	struct tp_params p;
-	struct tp_sampler s;
-	struct tp_state st;
+	struct tcptp_params p;
+	struct tcptp_sampler s;
+	struct tcptp_state st;
 	u64 sink = 0, fm = 0;
 	long i, count;
 	u32 now = 0;
@@ -63,15 +63,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: tp_cost levinson|lms|ack COUNT\n");
 		return 2;
 	}
-	tp_params_default(&p);
-	tp_state_init(&st);
-	tp_sampler_init(&s, 0);
+	tcptp_params_default(&p);
+	tcptp_state_init(&st);
+	tcptp_sampler_init(&s, 0);
 	if (!strcmp(argv[1], "lms"))
 		p.method = TP_METHOD_LMS;
 	else if (strcmp(argv[1], "levinson") && strcmp(argv[1], "ack"))
 		return 2;
 	for (i = 0; i < TP_N; i++)		/* fill the ring: not counted */
-		tp_push(&st, &p, next_rate());
+		tcptp_push(&st, &p, next_rate());
 	if (!strcmp(argv[1], "ack")) {
 		for (i = 0; i < count; i++) {
 			now += 1000;
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	} else {
 		for (i = 0; i < count; i++) {
 			sink += (u64)bench_push(&st, &p, next_rate());
-			sink += tp_prediction(&st);
+			sink += tcptp_prediction(&st);
 		}
 	}
 	printf("%s %ld %llu\n", argv[1], count, (unsigned long long)(sink + fm));

@@ -313,7 +313,7 @@ struct stats {
 	unsigned long stopped;
 };
 
-static void window_of(const struct tp_state *st, u64 *f)
+static void window_of(const struct tcptp_state *st, u64 *f)
 {
 	int i, k = st->head;
 
@@ -323,7 +323,7 @@ static void window_of(const struct tp_state *st, u64 *f)
 	}
 }
 
-static void compare(const struct tp_state *st, const struct ref *o, int p,
+static void compare(const struct tcptp_state *st, const struct ref *o, int p,
 		    struct stats *sx, const char *what)
 {
 	double amax = 0, da = 0, dp;
@@ -365,26 +365,26 @@ static void compare(const struct tp_state *st, const struct ref *o, int p,
 static void run_series(const u64 *rates, int len, int p, int method, int mu_shift,
 		       struct stats *sx, const char *what)
 {
-	struct tp_params prm;
-	struct tp_state st;
+	struct tcptp_params prm;
+	struct tcptp_state st;
 	struct ref_lms lms = { { 0 }, 0 };
 	struct ref o;
 	u64 f[TP_N];
 	int t, rc;
 
-	tp_params_default(&prm);
+	tcptp_params_default(&prm);
 	prm.order = (u8)p;
 	prm.method = (u8)method;
 	prm.mu_shift = (u8)mu_shift;
-	tp_state_init(&st);
+	tcptp_state_init(&st);
 	for (t = 0; t < len; t++) {
-		rc = tp_push(&st, &prm, rates[t]);
+		rc = tcptp_push(&st, &prm, rates[t]);
 		if (t < TP_N - 1) {
-			if (rc != -EAGAIN || tp_ready(&st))
+			if (rc != -EAGAIN || tcptp_ready(&st))
 				sx->bad_flags++;
 			continue;
 		}
-		if (rc || !tp_ready(&st))
+		if (rc || !tcptp_ready(&st))
 			sx->bad_flags++;
 		window_of(&st, f);
 		if (method == TP_METHOD_LMS)
@@ -479,18 +479,18 @@ static void test_series(void)
  */
 static double rms_error(const u64 *rates, int order, int method, double *a1, double *a2)
 {
-	struct tp_params prm;
-	struct tp_state st;
+	struct tcptp_params prm;
+	struct tcptp_state st;
 	double se = 0, d;
 	int t, nwin = 0;
 
-	tp_params_default(&prm);
+	tcptp_params_default(&prm);
 	prm.order = (u8)order;
 	prm.method = (u8)method;
-	tp_state_init(&st);
+	tcptp_state_init(&st);
 	*a1 = *a2 = 0;
 	for (t = 0; t < SERIES_LEN - 1; t++) {
-		if (tp_push(&st, &prm, rates[t]))
+		if (tcptp_push(&st, &prm, rates[t]))
 			continue;
 		*a1 += (double)st.coef[0] / TP_ONE;
 		*a2 += (double)st.coef[1] / TP_ONE;
@@ -544,46 +544,46 @@ static void test_prediction_quality(void)
 
 /* ---- degenerate windows ---- */
 
-static void push_all(struct tp_state *st, const struct tp_params *p, const u64 *v, int n)
+static void push_all(struct tcptp_state *st, const struct tcptp_params *p, const u64 *v, int n)
 {
 	int i;
 
-	tp_state_init(st);
+	tcptp_state_init(st);
 	for (i = 0; i < n; i++)
-		tp_push(st, p, v[i]);
+		tcptp_push(st, p, v[i]);
 }
 
 static void test_degenerate(void)
 {
-	struct tp_params prm;
-	struct tp_state st;
+	struct tcptp_params prm;
+	struct tcptp_state st;
 	struct ref o;
 	u64 v[TP_N], f[TP_N], spikes[] = { 1, 1000, 1000000, 100000000000ULL, TP_RATE_MAX };
 	unsigned int i, pos, s, m;
 	int rc;
 
 	for (m = 0; m < 2; m++) {
-		tp_params_default(&prm);
+		tcptp_params_default(&prm);
 		prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 		prm.method = (u8)m;
 
 		/* not ready before n samples */
-		tp_state_init(&st);
+		tcptp_state_init(&st);
 		for (i = 0; i < TP_N - 1; i++) {
-			rc = tp_push(&st, &prm, 5000000);
-			CHECK(rc == -EAGAIN && !tp_ready(&st), "push %u: rc %d", i, rc);
+			rc = tcptp_push(&st, &prm, 5000000);
+			CHECK(rc == -EAGAIN && !tcptp_ready(&st), "push %u: rc %d", i, rc);
 		}
-		rc = tp_push(&st, &prm, 5000000);
-		CHECK(rc == 0 && tp_ready(&st), "push 20: rc %d", rc);
+		rc = tcptp_push(&st, &prm, 5000000);
+		CHECK(rc == 0 && tcptp_ready(&st), "push 20: rc %d", rc);
 
 		/* constant: the rate itself, exactly */
 		CHECK(st.pred == 5000000 && st.flags == TP_F_CONST && st.order == 0,
 		      "constant: pred %llu flags %#x", (unsigned long long)st.pred, st.flags);
-		CHECK(tp_flows(10000000, st.pred) == 2, "constant: N %u",
-		      tp_flows(10000000, st.pred));
+		CHECK(tcptp_flows(10000000, st.pred) == 2, "constant: N %u",
+		      tcptp_flows(10000000, st.pred));
 		/* 1e7 * 0.05 / (2 * 8 * 1448) = 21.58 */
-		CHECK(tp_cwnd(10000000, 50000, 2, 1448) == 21, "constant: cwnd %u",
-		      tp_cwnd(10000000, 50000, 2, 1448));
+		CHECK(tcptp_cwnd(10000000, 50000, 2, 1448) == 21, "constant: cwnd %u",
+		      tcptp_cwnd(10000000, 50000, 2, 1448));
 		for (s = 0; s < sizeof(spikes) / sizeof(spikes[0]); s++) {
 			for (i = 0; i < TP_N; i++)
 				v[i] = spikes[s];
@@ -598,9 +598,9 @@ static void test_degenerate(void)
 		push_all(&st, &prm, v, TP_N);
 		CHECK(st.pred == 0 && st.flags == TP_F_CONST, "zeros: pred %llu",
 		      (unsigned long long)st.pred);
-		CHECK(tp_flows(10000000, 0) == TP_MAX_FLOWS, "zeros: N");
+		CHECK(tcptp_flows(10000000, 0) == TP_MAX_FLOWS, "zeros: N");
 		/* 1e7 0.05 / (8 1e6 1448) = 4.3e-5: the floor, 2 */
-		CHECK(tp_cwnd(10000000, 50000, TP_MAX_FLOWS, 1448) == 2, "zeros: cwnd");
+		CHECK(tcptp_cwnd(10000000, 50000, TP_MAX_FLOWS, 1448) == 2, "zeros: cwnd");
 
 		/* one spike anywhere, on zeros and on a base rate */
 		for (s = 0; s < sizeof(spikes) / sizeof(spikes[0]); s++) {
@@ -643,18 +643,18 @@ static void test_degenerate(void)
  */
 static void test_extremes(void)
 {
-	struct tp_params prm;
-	struct tp_state st;
+	struct tcptp_params prm;
+	struct tcptp_state st;
 	struct ref o;
 	u64 v[TP_N], f[TP_N], mx;
 	unsigned int i, n, m, bad = 0, bad_ref = 0, cmp = 0, pat;
 	double worst = 0;
 
 	for (m = 0; m < 2; m++) {
-		tp_params_default(&prm);
+		tcptp_params_default(&prm);
 		prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 		prm.method = (u8)m;
-		tp_state_init(&st);
+		tcptp_state_init(&st);
 		for (n = 0; n < 6000; n++) {
 			pat = n % 6;
 			if (pat == 0)		/* 0 or max */
@@ -669,8 +669,8 @@ static void test_extremes(void)
 				v[0] = rnd64() % 3;
 			else
 				v[0] = 100000000000ULL + rnd64() % 1000000;
-			tp_push(&st, &prm, v[0]);
-			if (!tp_ready(&st))
+			tcptp_push(&st, &prm, v[0]);
+			if (!tcptp_ready(&st))
 				continue;
 			window_of(&st, f);
 			mx = 0;
@@ -694,7 +694,7 @@ static void test_extremes(void)
 	CHECK(bad_ref == 0 && cmp > 1000, "extremes: %u of %u off the reference", bad_ref, cmp);
 
 	/* a ramp (non-stationary), tiny deviations on a high rate, alternation */
-	tp_params_default(&prm);
+	tcptp_params_default(&prm);
 	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 	for (i = 0; i < TP_N; i++)
 		v[i] = 1000000 + 100000ULL * i;
@@ -735,22 +735,22 @@ static void test_extremes(void)
 static void test_symmetry(void)
 {
 	static u64 rates[SERIES_LEN];
-	struct tp_params prm;
-	struct tp_state a, b, c;
+	struct tcptp_params prm;
+	struct tcptp_state a, b, c;
 	unsigned int bad_mirror = 0, bad_scale = 0, n_scale = 0, t, i;
 	const u64 mid = 5000000;
 
-	tp_params_default(&prm);
+	tcptp_params_default(&prm);
 	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 	make_rates(rates, FGN, 5e6, 0.1);
-	tp_state_init(&a);
-	tp_state_init(&b);
-	tp_state_init(&c);
+	tcptp_state_init(&a);
+	tcptp_state_init(&b);
+	tcptp_state_init(&c);
 	for (t = 0; t < 500; t++) {
-		tp_push(&a, &prm, rates[t]);
-		tp_push(&b, &prm, 2 * mid - rates[t]);
-		tp_push(&c, &prm, rates[t] << 2);
-		if (!tp_ready(&a))
+		tcptp_push(&a, &prm, rates[t]);
+		tcptp_push(&b, &prm, 2 * mid - rates[t]);
+		tcptp_push(&c, &prm, rates[t] << 2);
+		if (!tcptp_ready(&a))
 			continue;
 		n_scale += c.shift == 0;
 		for (i = 0; i < TP_ORDER_MAX; i++) {
@@ -776,8 +776,8 @@ static void test_guards(void)
 {
 	s32 r[TP_N];
 	s64 a[TP_ORDER_MAX];
-	struct tp_params prm;
-	struct tp_state st;
+	struct tcptp_params prm;
+	struct tcptp_state st;
 	struct ref o;
 	u64 f[TP_N];
 	unsigned int i, t, stops = 0, bad = 0, cmp = 0;
@@ -787,7 +787,7 @@ static void test_guards(void)
 	for (i = 0; i < TP_N; i++)
 		r[i] = (s32)TP_ONE;		/* r(1) = 1: |k| = 1 at once */
 	flags = 0;
-	m = tp_levinson(r, TP_ORDER_MAX, a, &flags);
+	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == 0 && flags == TP_F_UNSTABLE && a[0] == 0, "r = 1: order %u flags %#x", m,
 	      flags);
 	memset(r, 0, sizeof(r));		/* not positive definite: k2 = -9 */
@@ -795,31 +795,31 @@ static void test_guards(void)
 	r[1] = (s32)(0.9 * TP_ONE);
 	r[2] = -(s32)(0.9 * TP_ONE);
 	flags = 0;
-	m = tp_levinson(r, TP_ORDER_MAX, a, &flags);
+	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == 1 && flags == TP_F_UNSTABLE && a[0] == r[1] && a[1] == 0,
 	      "k2 = -9: order %u flags %#x", m, flags);
 	for (i = 0; i < TP_N; i++)		/* AR(1) with phi 0.9999: E1 = 2e-4 */
 		r[i] = (s32)(pow(0.9999, i) * TP_ONE);
 	flags = 0;
-	m = tp_levinson(r, TP_ORDER_MAX, a, &flags);
+	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == 1 && flags == TP_F_SMALL_E && llabs(a[0] - r[1]) <= 1,
 	      "phi 0.9999: order %u flags %#x a1 %lld", m, flags, (long long)a[0]);
 	for (i = 0; i < TP_N; i++)		/* white: r = (1, 0, ...): a = 0 */
 		r[i] = i ? 0 : (s32)TP_ONE;
 	flags = 0;
-	m = tp_levinson(r, TP_ORDER_MAX, a, &flags);
+	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == TP_ORDER_MAX && !flags && a[0] == 0 && a[TP_ORDER_MAX - 1] == 0,
 	      "white: order %u flags %#x", m, flags);
 
 	/* sinusoids (period 5 to 12): nearly perfectly predictable windows */
-	tp_params_default(&prm);
+	tcptp_params_default(&prm);
 	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
 	for (i = 5; i <= 12; i++) {
-		tp_state_init(&st);
+		tcptp_state_init(&st);
 		for (t = 0; t < 200; t++) {
-			tp_push(&st, &prm, (u64)llround(5e6 + 1e6 * sin(2 * M_PI * t / i) +
+			tcptp_push(&st, &prm, (u64)llround(5e6 + 1e6 * sin(2 * M_PI * t / i) +
 							 1e3 * gauss()));
-			if (!tp_ready(&st))
+			if (!tcptp_ready(&st))
 				continue;
 			window_of(&st, f);
 			ref_levinson(f, TP_ORDER_MAX, &o);
@@ -839,25 +839,26 @@ static void test_guards(void)
 
 static void test_sampler(void)
 {
-	struct tp_params prm;
-	struct tp_sampler s;
+	struct tcptp_params prm;
+	struct tcptp_sampler s;
 	u64 f = 0, fm = 0, means[8];
 	double ref;
 	u32 now;
 	unsigned int i, nm = 0, bad = 0;
 
-	tp_params_default(&prm);
+	tcptp_params_default(&prm);
 	prm.order = TP_ORDER_MAX;	/* the fixed point at its widest */
-	CHECK(sizeof(struct tp_sampler) <= 104, "sampler %zu bytes", sizeof(struct tp_sampler));
+	CHECK(sizeof(struct tcptp_sampler) <= 104, "sampler %zu bytes",
+	      sizeof(struct tcptp_sampler));
 
 	/* 1250 bytes per ms: 10 Mbit/s exactly, one sample per ACK */
 	now = 0xfffff000U;		/* across the u32 wrap */
-	tp_sampler_init(&s, now);
+	tcptp_sampler_init(&s, now);
 	for (i = 0; i < 100; i++) {
 		now += 1000;
-		CHECK(tp_sample_ack(&s, &prm, 1250, now, 1000, &f) && f == 10000000,
+		CHECK(tcptp_sample_ack(&s, &prm, 1250, now, 1000, &f) && f == 10000000,
 		      "constant sample %u: %llu", i, (unsigned long long)f);
-		if (tp_aggregate(&s, f, now, 10000, &fm)) {
+		if (tcptp_aggregate(&s, f, now, 10000, &fm)) {
 			CHECK(fm == 10000000, "interval mean %llu", (unsigned long long)fm);
 			nm++;
 		}
@@ -867,9 +868,9 @@ static void test_sampler(void)
 	/* several ACKs per sample period; a step to 20 Mbit/s through the EWMA */
 	ref = 10000000;
 	for (i = 0; i < 60; i++) {
-		CHECK(!tp_sample_ack(&s, &prm, 1250, now + 500, 1000, &f), "half period");
+		CHECK(!tcptp_sample_ack(&s, &prm, 1250, now + 500, 1000, &f), "half period");
 		now += 1000;
-		if (!tp_sample_ack(&s, &prm, 1250, now, 1000, &f))
+		if (!tcptp_sample_ack(&s, &prm, 1250, now, 1000, &f))
 			bad++;
 		ref += (20000000 - ref) / 4;
 		bad += fabs((double)f - ref) > 2;
@@ -881,43 +882,43 @@ static void test_sampler(void)
 	/* a = 1 (shift 0): the raw rate; clamped to TP_RATE_MAX; bytes saturate */
 	prm.ewma_shift = 0;
 	now += 1000;
-	tp_sample_ack(&s, &prm, 125, now, 1000, &f);
+	tcptp_sample_ack(&s, &prm, 125, now, 1000, &f);
 	CHECK(f == 1000000, "shift 0: %llu", (unsigned long long)f);
-	tp_sample_ack(&s, &prm, 0xffffffffU, now + 1, 1, &f);
+	tcptp_sample_ack(&s, &prm, 0xffffffffU, now + 1, 1, &f);
 	/* 2^32 - 1 bytes in 1 us: 3.4e16 bit/s, clamped to 200 Gbit/s */
 	CHECK(f == 200000000000ULL, "clamp: %llu", (unsigned long long)f);
 	for (i = 0; i < 1000; i++)
-		tp_sample_ack(&s, &prm, 0xffffffffU, now + 1, 1000000, &f);
+		tcptp_sample_ack(&s, &prm, 0xffffffffU, now + 1, 1000000, &f);
 	/* 1000 (2^32 - 1) bytes saturate at 2^40 = 1099511627776 */
 	CHECK(s.bytes == 1099511627776ULL, "bytes saturate: %llu", (unsigned long long)s.bytes);
-	tp_sample_ack(&s, &prm, 0, now + 1 + 100000000, 1000000, &f);
+	tcptp_sample_ack(&s, &prm, 0, now + 1 + 100000000, 1000000, &f);
 	/* 2^40 bytes in 100 s: 8796093022208 bit / 100 s = 87960930222.08 bit/s */
 	CHECK(f == 87960930222ULL, "2^40 bytes in 100 s: %llu",
 	      (unsigned long long)f);
 	/* sample_us 0 means 1; dt 0 takes no sample */
-	CHECK(!tp_sample_ack(&s, &prm, 1000, s.t0_us, 0, &f), "dt 0");
+	CHECK(!tcptp_sample_ack(&s, &prm, 1000, s.t0_us, 0, &f), "dt 0");
 
 	/* aggregation: means, interval 0, restart */
-	tp_sampler_init(&s, 0);
+	tcptp_sampler_init(&s, 0);
 	for (i = 0; i < 7; i++)
-		if (tp_aggregate(&s, 1 + i, i * 100, 300, &fm))
+		if (tcptp_aggregate(&s, 1 + i, i * 100, 300, &fm))
 			means[nm++ % 8] = fm;
 	/* intervals {1,2,3} {4,5,6}; 7 still open */
 	CHECK(s.agg_cnt == 1 && means[(nm - 1) % 8] == 5 && means[(nm - 2) % 8] == 2,
 	      "means %llu %llu cnt %u", (unsigned long long)means[(nm - 2) % 8],
 	      (unsigned long long)means[(nm - 1) % 8], s.agg_cnt);
-	tp_sampler_restart(&s, 1000);
+	tcptp_sampler_restart(&s, 1000);
 	CHECK(s.agg_cnt == 0 && s.bytes == 0, "restart");
-	CHECK(!tp_aggregate(&s, 7, 1000, 0, &fm), "interval 0: first");
-	CHECK(tp_aggregate(&s, 8, 1000, 0, &fm) && fm == 7, "interval 0: %llu",
+	CHECK(!tcptp_aggregate(&s, 7, 1000, 0, &fm), "interval 0: first");
+	CHECK(tcptp_aggregate(&s, 8, 1000, 0, &fm) && fm == 7, "interval 0: %llu",
 	      (unsigned long long)fm);
-	CHECK(tp_aggregate(&s, 9, 1001, 0, &fm) && fm == 8, "interval 0: %llu",
+	CHECK(tcptp_aggregate(&s, 9, 1001, 0, &fm) && fm == 8, "interval 0: %llu",
 	      (unsigned long long)fm);
 	/* rounding of the mean: (2 + 3) / 2 = 2.5 -> 3 */
-	tp_sampler_init(&s, 0);
-	tp_aggregate(&s, 2, 0, 10, &fm);
-	tp_aggregate(&s, 3, 5, 10, &fm);
-	CHECK(tp_aggregate(&s, 0, 10, 10, &fm) && fm == 3, "mean rounding %llu",
+	tcptp_sampler_init(&s, 0);
+	tcptp_aggregate(&s, 2, 0, 10, &fm);
+	tcptp_aggregate(&s, 3, 5, 10, &fm);
+	CHECK(tcptp_aggregate(&s, 0, 10, 10, &fm) && fm == 3, "mean rounding %llu",
 	      (unsigned long long)fm);
 }
 
@@ -934,31 +935,31 @@ static void test_interval(void)
 
 	CHECK(TP_INTERVAL_RTTS_MAX == 16 && TP_INTERVAL_MAX_US == 2147483647U,
 	      "bounds %u %u", TP_INTERVAL_RTTS_MAX, TP_INTERVAL_MAX_US);
-	CHECK(tp_interval_us(2, 50000) == 100000, "2 x 50 ms: %u", tp_interval_us(2, 50000));
-	CHECK(tp_interval_us(1, 1) == 1, "1 us: %u", tp_interval_us(1, 1));
+	CHECK(tcptp_interval_us(2, 50000) == 100000, "2 x 50 ms: %u", tcptp_interval_us(2, 50000));
+	CHECK(tcptp_interval_us(1, 1) == 1, "1 us: %u", tcptp_interval_us(1, 1));
 	/* 16 (2^27 - 1) = 2^31 - 16 = 2147483632: the largest unclamped */
-	CHECK(tp_interval_us(16, 134217727) == 2147483632U, "16 (2^27 - 1): %u",
-	      tp_interval_us(16, 134217727));
+	CHECK(tcptp_interval_us(16, 134217727) == 2147483632U, "16 (2^27 - 1): %u",
+	      tcptp_interval_us(16, 134217727));
 	/* 8 2^28 = 2^31: clamped to 2^31 - 1 */
-	CHECK(tp_interval_us(8, 268435456) == 2147483647U, "8 2^28: %u",
-	      tp_interval_us(8, 268435456));
+	CHECK(tcptp_interval_us(8, 268435456) == 2147483647U, "8 2^28: %u",
+	      tcptp_interval_us(8, 268435456));
 	/* 16 2^28 = 2^32 (0 in u32): clamped */
-	CHECK(tp_interval_us(16, 268435456) == 2147483647U, "16 2^28: %u",
-	      tp_interval_us(16, 268435456));
+	CHECK(tcptp_interval_us(16, 268435456) == 2147483647U, "16 2^28: %u",
+	      tcptp_interval_us(16, 268435456));
 	/* the stack's largest srtt: 16 (2^29 - 1) = 2^33 - 16 */
-	CHECK(tp_interval_us(TP_INTERVAL_RTTS_MAX, 536870911) == 2147483647U,
-	      "16 (2^29 - 1): %u", tp_interval_us(TP_INTERVAL_RTTS_MAX, 536870911));
+	CHECK(tcptp_interval_us(TP_INTERVAL_RTTS_MAX, 536870911) == 2147483647U,
+	      "16 (2^29 - 1): %u", tcptp_interval_us(TP_INTERVAL_RTTS_MAX, 536870911));
 	/* U32_MAX srtt: 16 (2^32 - 1) = 2^36 - 16 (2^32 - 16 in u32) */
-	CHECK(tp_interval_us(TP_INTERVAL_RTTS_MAX, U32_MAX) == 2147483647U,
-	      "16 U32_MAX: %u", tp_interval_us(TP_INTERVAL_RTTS_MAX, U32_MAX));
-	CHECK(tp_interval_us(U32_MAX, U32_MAX) == 2147483647U, "U32_MAX^2: %u",
-	      tp_interval_us(U32_MAX, U32_MAX));
+	CHECK(tcptp_interval_us(TP_INTERVAL_RTTS_MAX, U32_MAX) == 2147483647U,
+	      "16 U32_MAX: %u", tcptp_interval_us(TP_INTERVAL_RTTS_MAX, U32_MAX));
+	CHECK(tcptp_interval_us(U32_MAX, U32_MAX) == 2147483647U, "U32_MAX^2: %u",
+	      tcptp_interval_us(U32_MAX, U32_MAX));
 	for (i = 0; i < 100000; i++) {
 		r = 1 + (u32)(rnd64() % 16);
 		srtt = (u32)rnd64() >> (rnd64() % 32);
 		want = (u64)r * srtt;
 		want = want > 2147483647U ? 2147483647U : want;
-		bad += tp_interval_us(r, srtt) != want;
+		bad += tcptp_interval_us(r, srtt) != want;
 	}
 	CHECK(bad == 0, "interval: %u wrong", bad);
 }
@@ -979,41 +980,41 @@ static void test_flows_cwnd(void)
 	u64 c, p, want;
 	u32 rtt, n, mss, w;
 
-	CHECK(tp_flows(10000000, 3400000) == 3, "ceil(10/3.4)");
-	CHECK(tp_flows(10000000, 5000000) == 2, "10/5 exact");
-	CHECK(tp_flows(10000000, 20000000) == 1, "pred > C");
-	CHECK(tp_flows(0, 5000000) == 1, "C 0");
-	CHECK(tp_flows(TP_RATE_MAX, 1) == TP_MAX_FLOWS, "saturate");
-	CHECK(tp_flows_nearest(10000000, 3400000) == 3, "round(10/3.4)");
-	CHECK(tp_flows_nearest(10000000, 2600000) == 4, "round(10/2.6)");
-	CHECK(tp_flows_nearest(10000000, 4000000) == 3, "round(2.5) = 3");
-	CHECK(tp_flows_nearest(10000000, 9900000) == 1, "lone flow at 0.99 C");
-	CHECK(tp_flows(10000000, 9900000) == 2, "ceil: lone flow at 0.99 C");
-	CHECK(tp_flows_nearest(10000000, 20000000) == 1, "pred > C");
-	CHECK(tp_flows_nearest(0, 5000000) == 1, "C 0");
-	CHECK(tp_flows_nearest(10000000, 0) == TP_MAX_FLOWS, "pred 0");
-	CHECK(tp_flows_nearest(TP_RATE_MAX, 1) == TP_MAX_FLOWS, "saturate");
+	CHECK(tcptp_flows(10000000, 3400000) == 3, "ceil(10/3.4)");
+	CHECK(tcptp_flows(10000000, 5000000) == 2, "10/5 exact");
+	CHECK(tcptp_flows(10000000, 20000000) == 1, "pred > C");
+	CHECK(tcptp_flows(0, 5000000) == 1, "C 0");
+	CHECK(tcptp_flows(TP_RATE_MAX, 1) == TP_MAX_FLOWS, "saturate");
+	CHECK(tcptp_flows_nearest(10000000, 3400000) == 3, "round(10/3.4)");
+	CHECK(tcptp_flows_nearest(10000000, 2600000) == 4, "round(10/2.6)");
+	CHECK(tcptp_flows_nearest(10000000, 4000000) == 3, "round(2.5) = 3");
+	CHECK(tcptp_flows_nearest(10000000, 9900000) == 1, "lone flow at 0.99 C");
+	CHECK(tcptp_flows(10000000, 9900000) == 2, "ceil: lone flow at 0.99 C");
+	CHECK(tcptp_flows_nearest(10000000, 20000000) == 1, "pred > C");
+	CHECK(tcptp_flows_nearest(0, 5000000) == 1, "C 0");
+	CHECK(tcptp_flows_nearest(10000000, 0) == TP_MAX_FLOWS, "pred 0");
+	CHECK(tcptp_flows_nearest(TP_RATE_MAX, 1) == TP_MAX_FLOWS, "saturate");
 	/* 1e7 * 0.05 / (3 * 8 * 1448) = 14.39 */
-	CHECK(tp_cwnd(10000000, 50000, 3, 1448) == 14, "cwnd %u",
-	      tp_cwnd(10000000, 50000, 3, 1448));
+	CHECK(tcptp_cwnd(10000000, 50000, 3, 1448) == 14, "cwnd %u",
+	      tcptp_cwnd(10000000, 50000, 3, 1448));
 	/* N 0 counts as 1: 1e7 * 0.05 / (8 * 1448) = 43.16 */
-	CHECK(tp_cwnd(10000000, 50000, 1, 1448) == 43, "N 1: %u",
-	      tp_cwnd(10000000, 50000, 1, 1448));
-	CHECK(tp_cwnd(10000000, 50000, 0, 1448) == 43, "N 0 = 1: %u",
-	      tp_cwnd(10000000, 50000, 0, 1448));
-	CHECK(tp_cwnd(10000000, 50000, 1, 0) == 2, "mss 0");
-	CHECK(tp_cwnd(0, 50000, 1, 1448) == 2, "C 0");
-	CHECK(tp_cwnd(TP_RATE_MAX, TP_MAX_RTT_US, 1, 1) == U32_MAX, "saturate: %u",
-	      tp_cwnd(TP_RATE_MAX, TP_MAX_RTT_US, 1, 1));
+	CHECK(tcptp_cwnd(10000000, 50000, 1, 1448) == 43, "N 1: %u",
+	      tcptp_cwnd(10000000, 50000, 1, 1448));
+	CHECK(tcptp_cwnd(10000000, 50000, 0, 1448) == 43, "N 0 = 1: %u",
+	      tcptp_cwnd(10000000, 50000, 0, 1448));
+	CHECK(tcptp_cwnd(10000000, 50000, 1, 0) == 2, "mss 0");
+	CHECK(tcptp_cwnd(0, 50000, 1, 1448) == 2, "C 0");
+	CHECK(tcptp_cwnd(TP_RATE_MAX, TP_MAX_RTT_US, 1, 1) == U32_MAX, "saturate: %u",
+	      tcptp_cwnd(TP_RATE_MAX, TP_MAX_RTT_US, 1, 1));
 	/* 100 Gbit/s, 10 s, one flow, 1448: 8.6e7 packets */
-	CHECK(tp_cwnd(100000000000ULL, 10000000, 1, 1448) == 86325966, "100G: %u",
-	      tp_cwnd(100000000000ULL, 10000000, 1, 1448));
+	CHECK(tcptp_cwnd(100000000000ULL, 10000000, 1, 1448) == 86325966, "100G: %u",
+	      tcptp_cwnd(100000000000ULL, 10000000, 1, 1448));
 	for (i = 0; i < 200000; i++) {
 		c = rnd64() % (TP_RATE_MAX + 1);
 		p = rnd64() % (i & 1 ? TP_RATE_MAX + 1 : 1000000);
 		rtt = (u32)(rnd64() % (TP_MAX_RTT_US + 1));
 		mss = 1 + (u32)(rnd64() % TP_MAX_MSS);
-		n = tp_flows(c, p);
+		n = tcptp_flows(c, p);
 		if (p) {
 			want = (u64)((c + (u128)p - 1) / p);
 			want = want < 1 ? 1 : want > TP_MAX_FLOWS ? TP_MAX_FLOWS : want;
@@ -1021,7 +1022,7 @@ static void test_flows_cwnd(void)
 			want = TP_MAX_FLOWS;
 		}
 		bad_n += n != want;
-		n = tp_flows_nearest(c, p);
+		n = tcptp_flows_nearest(c, p);
 		if (p) {
 			want = (u64)((c + (u128)(p / 2)) / p);
 			want = want < 1 ? 1 : want > TP_MAX_FLOWS ? TP_MAX_FLOWS : want;
@@ -1029,8 +1030,8 @@ static void test_flows_cwnd(void)
 			want = TP_MAX_FLOWS;
 		}
 		bad_n += n != want;
-		n = tp_flows(c, p);
-		w = tp_cwnd(c, rtt, n, mss);
+		n = tcptp_flows(c, p);
+		w = tcptp_cwnd(c, rtt, n, mss);
 		bad_w += w != ref_cwnd(c, rtt, n, mss);
 	}
 	CHECK(bad_n == 0, "N: %u wrong", bad_n);
@@ -1059,15 +1060,15 @@ static void test_band(void)
 	u64 c;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tp_band(10000000, cases[i].rtt, cases[i].srtt, cases[i].n, cases[i].mss,
-			cases[i].clamp, &lo, &hi);
+		tcptp_band(10000000, cases[i].rtt, cases[i].srtt, cases[i].n, cases[i].mss,
+			   cases[i].clamp, &lo, &hi);
 		CHECK(lo == cases[i].lo && hi == cases[i].hi, "%s: %u..%u", cases[i].what, lo, hi);
 	}
-	CHECK(tp_band_window(100, 14, 25, 1) == 25, "down to hi");
-	CHECK(tp_band_window(5, 14, 25, 1) == 14, "up to lo");
-	CHECK(tp_band_window(5, 14, 25, 0) == 5, "no floor: decrease stands");
-	CHECK(tp_band_window(1, 14, 25, 0) == 2, "no floor: at least 2");
-	CHECK(tp_band_window(1, 0, 0, 1) == 2 && tp_band_window(9, 0, 0, 1) == 2,
+	CHECK(tcptp_band_window(100, 14, 25, 1) == 25, "down to hi");
+	CHECK(tcptp_band_window(5, 14, 25, 1) == 14, "up to lo");
+	CHECK(tcptp_band_window(5, 14, 25, 0) == 5, "no floor: decrease stands");
+	CHECK(tcptp_band_window(1, 14, 25, 0) == 2, "no floor: at least 2");
+	CHECK(tcptp_band_window(1, 0, 0, 1) == 2 && tcptp_band_window(9, 0, 0, 1) == 2,
 	      "empty band: 2");
 	for (i = 0; i < 200000; i++) {
 		c = rnd64() % (TP_RATE_MAX + 1);
@@ -1076,8 +1077,8 @@ static void test_band(void)
 		n = 1 + (u32)(rnd64() % TP_MAX_FLOWS);
 		mss = 1 + (u32)(rnd64() % TP_MAX_MSS);
 		clampw = (u32)rnd64();
-		tp_band(c, rtt, srtt, n, mss, clampw, &lo, &hi);
-		/* the reference from exact arithmetic, not from tp_cwnd() */
+		tcptp_band(c, rtt, srtt, n, mss, clampw, &lo, &hi);
+		/* the reference from exact arithmetic, not from tcptp_cwnd() */
 		wl = ref_cwnd(c, rtt, n, mss);
 		wl = wl < clampw ? wl : clampw;
 		wh = n > 1 ? ref_cwnd(c, srtt, n - 1, mss) : wl;
@@ -1087,7 +1088,7 @@ static void test_band(void)
 		wh = wh > wl ? wh : wl;
 		bad += lo != wl || hi != wh || lo > hi;
 		cw = (u32)rnd64() >> (rnd64() % 32);
-		w = tp_band_window(cw, lo, hi, (int)(i & 1));
+		w = tcptp_band_window(cw, lo, hi, (int)(i & 1));
 		wl = i & 1 ? (lo > TP_MIN_CWND ? lo : TP_MIN_CWND) : TP_MIN_CWND;
 		wh = hi > TP_MIN_CWND ? hi : TP_MIN_CWND;
 		bad_w += w != (cw < wl ? wl : cw > wh ? wh : cw) || w < TP_MIN_CWND;
@@ -1132,42 +1133,43 @@ static void test_decrease(void)
 
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		if (steps[i].decrease)
-			dec = tp_decrease(dec, steps[i].flows);
+			dec = tcptp_decrease(dec, steps[i].flows);
 		/* the (next) ACK's check */
-		dec = tp_decrease_stands(dec, steps[i].flows, steps[i].cwnd, steps[i].lo);
+		dec = tcptp_decrease_stands(dec, steps[i].flows, steps[i].cwnd, steps[i].lo);
 		CHECK(dec == steps[i].want, "step %u, %s: %u", i, steps[i].what, dec);
 	}
-	CHECK(tp_decrease_stands(0, 5, 1, 100) == 0, "none standing stays none");
-	CHECK(tp_decrease(7, 3) == 3 && tp_decrease(3, 7) == 3 && tp_decrease(0, 4) == 4,
+	CHECK(tcptp_decrease_stands(0, 5, 1, 100) == 0, "none standing stays none");
+	CHECK(tcptp_decrease(7, 3) == 3 && tcptp_decrease(3, 7) == 3 && tcptp_decrease(0, 4) == 4,
 	      "the smallest N");
 }
 
 static void test_params(void)
 {
-	struct tp_params p;
+	struct tcptp_params p;
 
-	tp_params_default(&p);
-	CHECK(tp_check_params(&p) == 0, "defaults");
+	tcptp_params_default(&p);
+	CHECK(tcptp_check_params(&p) == 0, "defaults");
 	CHECK(p.order == TP_ORDER_DEFAULT && TP_ORDER_DEFAULT == 2 && p.method == TP_METHOD_LEVINSON && p.mu_shift == 4 &&
 	      p.ewma_shift == 2, "defaults");
 	p.order = 0;
-	CHECK(tp_check_params(&p) == -EINVAL, "order 0");
+	CHECK(tcptp_check_params(&p) == -EINVAL, "order 0");
 	p.order = TP_N;
-	CHECK(tp_check_params(&p) == -EINVAL, "order n");
+	CHECK(tcptp_check_params(&p) == -EINVAL, "order n");
 	p.order = 1;
 	p.method = 2;
-	CHECK(tp_check_params(&p) == -EINVAL, "method");
+	CHECK(tcptp_check_params(&p) == -EINVAL, "method");
 	p.method = TP_METHOD_LMS;
 	p.ewma_shift = TP_EWMA_SHIFT_MAX + 1;
-	CHECK(tp_check_params(&p) == -EINVAL, "ewma");
+	CHECK(tcptp_check_params(&p) == -EINVAL, "ewma");
 	p.ewma_shift = 0;
 	p.mu_shift = TP_MU_SHIFT_MAX + 1;
-	CHECK(tp_check_params(&p) == -EINVAL, "mu");
+	CHECK(tcptp_check_params(&p) == -EINVAL, "mu");
 	p.mu_shift = TP_MU_SHIFT_MAX;
-	CHECK(tp_check_params(&p) == 0, "edges");
-	printf("  sizes: struct tp_sampler %zu bytes, struct tp_state %zu bytes\n",
-	       sizeof(struct tp_sampler), sizeof(struct tp_state));
-	CHECK(sizeof(struct tp_state) <= 512, "tp_state %zu bytes", sizeof(struct tp_state));
+	CHECK(tcptp_check_params(&p) == 0, "edges");
+	printf("  sizes: struct tcptp_sampler %zu bytes, struct tcptp_state %zu bytes\n",
+	       sizeof(struct tcptp_sampler), sizeof(struct tcptp_state));
+	CHECK(sizeof(struct tcptp_state) <= 512, "tcptp_state %zu bytes",
+	      sizeof(struct tcptp_state));
 }
 
 int main(void)

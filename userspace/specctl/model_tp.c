@@ -12,7 +12,7 @@
  * of an interval (the per-ACK sampling and EWMA happen before that and
  * are not modelled here). Blank lines and lines starting with '#' are
  * skipped; spaces around a value are allowed. Every sample goes through
- * tp_push() in order: the last n = 20 make the window, and with --method
+ * tcptp_push() in order: the last n = 20 make the window, and with --method
  * lms the weights adapt over the whole series.
  *
  * With fewer than 20 samples the module has no prediction and behaves as
@@ -88,7 +88,7 @@ void specctl_model_tp_usage(FILE *f)
 }
 
 /* Read the samples from @in into @st; returns the number of samples. */
-static unsigned long read_samples(FILE *in, struct tp_state *st, const struct tp_params *p)
+static unsigned long read_samples(FILE *in, struct tcptp_state *st, const struct tcptp_params *p)
 {
 	unsigned long lineno = 0, n = 0;
 	char *line = NULL, *s, *e;
@@ -121,7 +121,7 @@ static unsigned long read_samples(FILE *in, struct tp_state *st, const struct tp
 		if (v > TP_RATE_MAX)
 			specctl_die("line %lu: invalid sample '%s': out of range (0..200gbit)",
 				    lineno, s);
-		tp_push(st, p, v);
+		tcptp_push(st, p, v);
 		n++;
 	}
 	free(line);
@@ -164,8 +164,8 @@ static const char *flag_note(uint8_t flags)
 
 int specctl_model_tp(int argc, char **argv)
 {
-	static struct tp_state st;
-	struct tp_params p;
+	static struct tcptp_state st;
+	struct tcptp_params p;
 	uint64_t capacity = 0;
 	uint32_t rtt = 0, mss = TP_DEFAULT_MSS, order, flows, cwnd;
 	unsigned long samples;
@@ -173,7 +173,7 @@ int specctl_model_tp(int argc, char **argv)
 	bool json = false, ceil_n = false;
 	int c;
 
-	tp_params_default(&p);
+	tcptp_params_default(&p);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", tp_options, NULL)) != -1) {
@@ -229,13 +229,13 @@ int specctl_model_tp(int argc, char **argv)
 		specctl_die("missing --capacity");
 	if (!rtt)
 		specctl_die("missing --rtt");
-	if (tp_check_params(&p))
+	if (tcptp_check_params(&p))
 		specctl_die("invalid parameters");
 
-	tp_state_init(&st);
+	tcptp_state_init(&st);
 	samples = read_samples(stdin, &st, &p);
 
-	if (!tp_ready(&st)) {
+	if (!tcptp_ready(&st)) {
 		if (json)
 			printf("{\"prediction_bps\":null,\"n\":null,\"cwnd\":null,\"samples\":%lu,"
 			       "\"ready\":false,\"mean_bps\":null,\"order\":null,\"method\":\"%s\","
@@ -246,13 +246,13 @@ int specctl_model_tp(int argc, char **argv)
 			       samples, TP_N, TP_N);
 		return 0;
 	}
-	flows = ceil_n ? tp_flows(capacity, tp_prediction(&st)) :
-			 tp_flows_nearest(capacity, tp_prediction(&st));
-	cwnd = tp_cwnd(capacity, rtt, flows, mss);
+	flows = ceil_n ? tcptp_flows(capacity, tcptp_prediction(&st)) :
+			 tcptp_flows_nearest(capacity, tcptp_prediction(&st));
+	cwnd = tcptp_cwnd(capacity, rtt, flows, mss);
 	if (json) {
 		printf("{\"prediction_bps\":%llu,\"n\":%u,\"cwnd\":%u,\"samples\":%lu,"
 		       "\"ready\":true,\"mean_bps\":%llu,\"order\":%u,\"method\":\"%s\",\"flags\":",
-		       (unsigned long long)tp_prediction(&st), flows, cwnd, samples,
+		       (unsigned long long)tcptp_prediction(&st), flows, cwnd, samples,
 		       (unsigned long long)st.mean, st.order, method);
 		print_flags_json(st.flags);
 		printf("}\n");
@@ -261,7 +261,7 @@ int specctl_model_tp(int argc, char **argv)
 	printf("TCP-TP prediction (%s, order %u of %u): %lu samples, window of the last %u\n",
 	       method, st.order, p.order, samples, TP_N);
 	printf("  %-10s %14llu bit/s    next interval\n", "prediction",
-	       (unsigned long long)tp_prediction(&st));
+	       (unsigned long long)tcptp_prediction(&st));
 	printf("  %-10s %14llu bit/s    of the window\n", "mean", (unsigned long long)st.mean);
 	printf("  %-10s %14u          %s(C / prediction), C = %llu bit/s\n", "N", flows,
 	       ceil_n ? "ceil" : "round", (unsigned long long)capacity);

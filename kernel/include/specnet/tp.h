@@ -31,7 +31,7 @@
  *              eps = (1/n) sum_t x(t)^2,  mu_l = 2^-mu_shift (1/16);
  *              prediction as above with w for a
  *   flows      N = ceil(C / prediction) (the paper's), or the nearest
- *              integer (tp_flows_nearest(), the module's default), in
+ *              integer (tcptp_flows_nearest(), the module's default), in
  *              [1, TP_MAX_FLOWS]
  *   window     cwnd = floor(C RTT / (8 N mss)) packets, in [2, U32_MAX];
  *              the module then applies min(cwnd, snd_cwnd_clamp)
@@ -66,8 +66,8 @@
  *  - times are u32 us (tcp_mstamp's low bits), differences modulo 2^32.
  *  In the kernel, divisions are div64_u64() on magnitudes (no signed or
  *  128-bit division); on the host '/'. No floating point, no libc.
- *  Stack: tp_push() needs ~200 bytes (tp_autocov()'s R[0..p], 160); its
- *  scratch x[] and r[] live in struct tp_state.
+ *  Stack: tcptp_push() needs ~200 bytes (tcptp_autocov()'s R[0..p], 160); its
+ *  scratch x[] and r[] live in struct tcptp_state.
  *
  * Choices we made (where algorithms.md is silent):
  *  - order p: 1..n - 1 = 19 (R(0..n-1) can be estimated from n samples,
@@ -86,7 +86,7 @@
  *    estimate is positive semi-definite (|k| < 1 but for rounding), a
  *    search over 20-sample windows found E_19 >= 0.014, and with E >=
  *    2^-10, sum |a| <= prod (1 + |k|) stays near 4300 (max |a| < 2048 in
- *    every pattern tried). tp_levinson() on other r may reach them.
+ *    every pattern tried). tcptp_levinson() on other r may reach them.
  *  - R(0) == 0 (constant or all-zero window): prediction = mean exactly,
  *    order 0 (TP_F_CONST). No division by zero anywhere.
  *  - the prediction is clamped to [0, 2 max_t f(t)] (TP_F_LOW, TP_F_HIGH).
@@ -103,7 +103,7 @@
  *    outlier), and w is saturated at TP_COEF_MAX.
  *  - sampling is time-based (not per amount acked): a sample is taken on
  *    the first ACK at least sample_us after the previous one. After an
- *    idle or application-limited period call tp_sampler_restart().
+ *    idle or application-limited period call tcptp_sampler_restart().
  *  - an interval begins with its first sample and ends with the first
  *    sample at least interval_us later, which begins the next one (so its
  *    mean is pushed one sample late); interval_us = 0: every sample is an
@@ -113,12 +113,12 @@
  *
  * Use from a congestion control module (state sizes in the structs):
  *
- *   init:        tp_sampler_init() (in icsk_ca_priv), kmalloc a struct
- *                tp_state and tp_state_init() it
- *   every ACK:   if (tp_sample_ack(...) && tp_aggregate(...))
- *                        ready = !tp_push(state, params, f_m);
- *   cong. avoid: once tp_ready(): N = tp_flows(C, tp_prediction(state)),
- *                cwnd = min(tp_cwnd(C, rtt_us, N, mss), snd_cwnd_clamp)
+ *   init:        tcptp_sampler_init() (in icsk_ca_priv), kmalloc a struct
+ *                tcptp_state and tcptp_state_init() it
+ *   every ACK:   if (tcptp_sample_ack(...) && tcptp_aggregate(...))
+ *                        ready = !tcptp_push(state, params, f_m);
+ *   cong. avoid: once tcptp_ready(): N = tcptp_flows(C, tcptp_prediction(state)),
+ *                cwnd = min(tcptp_cwnd(C, rtt_us, N, mss), snd_cwnd_clamp)
  */
 #ifndef _SPECNET_TP_H
 #define _SPECNET_TP_H
@@ -151,12 +151,12 @@
 #define TP_MU_SHIFT_MAX		16
 #define TP_MU_SHIFT_DEFAULT	4	/* NLMS step 1/16 */
 
-enum tp_method {
+enum tcptp_method {
 	TP_METHOD_LEVINSON = 0,	/* LMMSE, solved per interval */
 	TP_METHOD_LMS = 1,	/* normalized LMS, updated per interval */
 };
 
-/* tp_state.flags: how the last prediction was made */
+/* tcptp_state.flags: how the last prediction was made */
 #define TP_F_CONST		0x01	/* R(0) == 0: the mean */
 #define TP_F_UNSTABLE		0x02	/* Levinson stopped: |k| >= 1 */
 #define TP_F_SMALL_E		0x04	/* Levinson stopped: E < TP_E_MIN */
@@ -165,15 +165,15 @@ enum tp_method {
 #define TP_F_HIGH		0x20	/* prediction clamped to 2 max f */
 
 /* Configuration: one per module (module parameters). */
-struct tp_params {
-	u8 method;		/* enum tp_method */
+struct tcptp_params {
+	u8 method;		/* enum tcptp_method */
 	u8 order;		/* p, 1..TP_ORDER_MAX */
 	u8 ewma_shift;		/* sampler weight a = 2^-ewma_shift, 0..8 */
 	u8 mu_shift;		/* NLMS step 2^-mu_shift, 0..16 (4) */
 };
 
 /* The sampler: 40 bytes, fits in icsk_ca_priv (104 bytes). */
-struct tp_sampler {
+struct tcptp_sampler {
 	u64 rate;		/* f, bit/s (EWMA), valid once has_rate */
 	u64 bytes;		/* acked since t0_us, <= TP_BYTES_MAX */
 	u64 agg_sum;		/* sum of f over the current interval */
@@ -185,10 +185,10 @@ struct tp_sampler {
 
 /*
  * The ring and the predictor: 496 bytes, kmalloc() it per socket.
- * x[] and r[] are scratch space of tp_push() (kept here, not on the
+ * x[] and r[] are scratch space of tcptp_push() (kept here, not on the
  * stack); coef[] is the last Levinson solution or the NLMS weights.
  */
-struct tp_state {
+struct tcptp_state {
 	u64 ring[TP_N];			/* f^(m), bit/s; ring[head] oldest */
 	s64 coef[TP_ORDER_MAX];		/* a_1..a_p (or w), Q24 */
 	s32 x[TP_N];			/* deviations, pre-scaled, oldest first */
@@ -205,15 +205,15 @@ struct tp_state {
 
 /* ---- helpers: magnitudes and rounding ---- */
 
-static inline u64 tp_abs64(s64 v)
+static inline u64 tcptp_abs64(s64 v)
 {
 	return v < 0 ? -(u64)v : (u64)v;
 }
 
 /* round(a / b), b > 0, half away from zero */
-static inline s64 tp_div_round(s64 a, u64 b)
+static inline s64 tcptp_div_round(s64 a, u64 b)
 {
-	u64 q = div64_u64(tp_abs64(a) + (b >> 1), b);
+	u64 q = div64_u64(tcptp_abs64(a) + (b >> 1), b);
 
 	return a < 0 ? -(s64)q : (s64)q;
 }
@@ -224,7 +224,7 @@ static inline s64 tp_div_round(s64 a, u64 b)
  * floor((v + h - 1) / 2^n) = -floor((-v + h) / 2^n) exactly. Uses the
  * arithmetic right shift of negative values (gcc, as the kernel does).
  */
-static inline s64 tp_shr_round(s64 v, u32 n)
+static inline s64 tcptp_shr_round(s64 v, u32 n)
 {
 	if (!n)
 		return v;
@@ -232,14 +232,14 @@ static inline s64 tp_shr_round(s64 v, u32 n)
 }
 
 /* round(a b / 2^24), |a b| < 2^63 */
-static inline s64 tp_mulq(s64 a, s64 b)
+static inline s64 tcptp_mulq(s64 a, s64 b)
 {
-	return tp_shr_round(a * b, TP_Q);
+	return tcptp_shr_round(a * b, TP_Q);
 }
 
 /* ---- configuration ---- */
 
-static inline void tp_params_default(struct tp_params *p)
+static inline void tcptp_params_default(struct tcptp_params *p)
 {
 	p->method = TP_METHOD_LEVINSON;
 	p->order = TP_ORDER_DEFAULT;
@@ -248,7 +248,7 @@ static inline void tp_params_default(struct tp_params *p)
 }
 
 /* The single validity check every entry point calls: 0 or -EINVAL. */
-static inline int tp_check_params(const struct tp_params *p)
+static inline int tcptp_check_params(const struct tcptp_params *p)
 {
 	if (p->method != TP_METHOD_LEVINSON && p->method != TP_METHOD_LMS)
 		return -EINVAL;
@@ -261,7 +261,7 @@ static inline int tp_check_params(const struct tp_params *p)
 
 /* ---- sampling and aggregation ---- */
 
-static inline void tp_sampler_init(struct tp_sampler *s, u32 now_us)
+static inline void tcptp_sampler_init(struct tcptp_sampler *s, u32 now_us)
 {
 	s->rate = 0;
 	s->bytes = 0;
@@ -273,7 +273,7 @@ static inline void tp_sampler_init(struct tp_sampler *s, u32 now_us)
 }
 
 /* After idle: drop the partial sample and interval, keep f. */
-static inline void tp_sampler_restart(struct tp_sampler *s, u32 now_us)
+static inline void tcptp_sampler_restart(struct tcptp_sampler *s, u32 now_us)
 {
 	s->bytes = 0;
 	s->agg_sum = 0;
@@ -288,8 +288,8 @@ static inline void tp_sampler_restart(struct tp_sampler *s, u32 now_us)
  * (clamped to TP_RATE_MAX) enters the EWMA, whose value goes to *f
  * (bit/s); returns true then, false otherwise.
  */
-static inline bool tp_sample_ack(struct tp_sampler *s, const struct tp_params *p,
-				 u32 bytes, u32 now_us, u32 sample_us, u64 *f)
+static inline bool tcptp_sample_ack(struct tcptp_sampler *s, const struct tcptp_params *p,
+				    u32 bytes, u32 now_us, u32 sample_us, u64 *f)
 {
 	u32 dt = now_us - s->t0_us;
 	u64 rate;
@@ -301,8 +301,8 @@ static inline bool tp_sample_ack(struct tp_sampler *s, const struct tp_params *p
 	rate = div64_u64(s->bytes * 8 * TP_USEC_PER_SEC, dt);
 	rate = min_t(u64, rate, TP_RATE_MAX);
 	if (s->has_rate)
-		s->rate += tp_shr_round((s64)rate - (s64)s->rate,
-					min_t(u32, p->ewma_shift, TP_EWMA_SHIFT_MAX));
+		s->rate += tcptp_shr_round((s64)rate - (s64)s->rate,
+					   min_t(u32, p->ewma_shift, TP_EWMA_SHIFT_MAX));
 	else
 		s->rate = rate;
 	s->has_rate = 1;
@@ -320,7 +320,7 @@ static inline bool tp_sample_ack(struct tp_sampler *s, const struct tp_params *p
  * The clamp keeps it below 2^31: the caller compares times of the u32 us
  * clock by their s32 difference.
  */
-static inline u32 tp_interval_us(u32 rtts, u32 srtt_us)
+static inline u32 tcptp_interval_us(u32 rtts, u32 srtt_us)
 {
 	return (u32)min_t(u64, (u64)rtts * srtt_us, TP_INTERVAL_MAX_US);
 }
@@ -331,8 +331,8 @@ static inline u32 tp_interval_us(u32 rtts, u32 srtt_us)
  * interval is over: its mean (bit/s, rounded) goes to *fm, true is
  * returned, and @f begins the next interval.
  */
-static inline bool tp_aggregate(struct tp_sampler *s, u64 f, u32 now_us,
-				u32 interval_us, u64 *fm)
+static inline bool tcptp_aggregate(struct tcptp_sampler *s, u64 f, u32 now_us,
+				   u32 interval_us, u64 *fm)
 {
 	bool done = false;
 
@@ -353,7 +353,7 @@ static inline bool tp_aggregate(struct tp_sampler *s, u64 f, u32 now_us,
 
 /* ---- the predictor ---- */
 
-static inline void tp_state_init(struct tp_state *st)
+static inline void tcptp_state_init(struct tcptp_state *st)
 {
 	int i;
 
@@ -375,13 +375,13 @@ static inline void tp_state_init(struct tp_state *st)
 }
 
 /* Has the ring n samples (a prediction)? Before that, behave as Reno. */
-static inline bool tp_ready(const struct tp_state *st)
+static inline bool tcptp_ready(const struct tcptp_state *st)
 {
 	return st->count >= TP_N;
 }
 
-/* The last prediction of the next interval, bit/s (if tp_ready()). */
-static inline u64 tp_prediction(const struct tp_state *st)
+/* The last prediction of the next interval, bit/s (if tcptp_ready()). */
+static inline u64 tcptp_prediction(const struct tcptp_state *st)
 {
 	return st->pred;
 }
@@ -390,7 +390,7 @@ static inline u64 tp_prediction(const struct tp_state *st)
  * Deviations of the full ring, oldest first, into st->x (pre-scaled,
  * |x| <= 2^26; st->shift = s). Returns S = sum f; *max_f = max f.
  */
-static inline u64 tp_deviations(struct tp_state *st, u64 *max_f)
+static inline u64 tcptp_deviations(struct tcptp_state *st, u64 *max_f)
 {
 	u64 sum = 0, top = 0, dmax = 0;
 	u32 i, k;
@@ -402,13 +402,13 @@ static inline u64 tp_deviations(struct tp_state *st, u64 *max_f)
 		top = max_t(u64, top, st->ring[i]);
 	}
 	for (i = 0; i < TP_N; i++)
-		dmax = max_t(u64, dmax, tp_abs64((s64)(TP_N * st->ring[i]) - (s64)sum));
+		dmax = max_t(u64, dmax, tcptp_abs64((s64)(TP_N * st->ring[i]) - (s64)sum));
 	s = fls64(dmax) - TP_DEV_BITS;
 	s = max_t(int, s, 0);
 	k = st->head;
 	for (i = 0; i < TP_N; i++) {
 		d = (s64)(TP_N * st->ring[k]) - (s64)sum;	/* |d| < 2^43 */
-		st->x[i] = (s32)tp_shr_round(d, s);
+		st->x[i] = (s32)tcptp_shr_round(d, s);
 		if (++k == TP_N)
 			k = 0;
 	}
@@ -421,7 +421,7 @@ static inline u64 tp_deviations(struct tp_state *st, u64 *max_f)
  * r(0..order) of st->x into st->r, Q24 (r(0) = 1). Returns false if
  * R(0) == 0 (constant window).
  */
-static inline bool tp_autocov(struct tp_state *st, u32 order)
+static inline bool tcptp_autocov(struct tcptp_state *st, u32 order)
 {
 	s64 acc[TP_N];
 	u32 i, t;
@@ -437,10 +437,10 @@ static inline bool tp_autocov(struct tp_state *st, u32 order)
 	sh = fls64((u64)acc[0]) - TP_R0_BITS;
 	sh = max_t(int, sh, 0);
 	for (i = 0; i <= order; i++)
-		acc[i] = tp_shr_round(acc[i], sh);	/* |R(i)| <= R(0) < 2^39 */
+		acc[i] = tcptp_shr_round(acc[i], sh);	/* |R(i)| <= R(0) < 2^39 */
 	st->r[0] = (s32)TP_ONE;
 	for (i = 1; i <= order; i++)
-		st->r[i] = (s32)tp_div_round(acc[i] * TP_ONE, (u64)acc[0]);
+		st->r[i] = (s32)tcptp_div_round(acc[i] * TP_ONE, (u64)acc[0]);
 	return true;
 }
 
@@ -449,7 +449,7 @@ static inline bool tp_autocov(struct tp_state *st, u32 order)
  * (Q24; a[m..order-1] zeroed), m the order reached (<= order), returned;
  * the reason for stopping early, if any, is or-ed into *flags.
  */
-static inline u32 tp_levinson(const s32 *r, u32 order, s64 *a, u8 *flags)
+static inline u32 tcptp_levinson(const s32 *r, u32 order, s64 *a, u8 *flags)
 {
 	s64 e = TP_ONE, num, k, lo, hi, amax = 0;
 	u32 m, j, l, done = 0;
@@ -467,32 +467,32 @@ static inline u32 tp_levinson(const s32 *r, u32 order, s64 *a, u8 *flags)
 		}
 		num = r[m];
 		for (j = 1; j < m; j++)		/* |a r| < 2^59 */
-			num -= tp_mulq(a[j - 1], r[m - j]);
-		if ((s64)tp_abs64(num) >= e) {
+			num -= tcptp_mulq(a[j - 1], r[m - j]);
+		if ((s64)tcptp_abs64(num) >= e) {
 			*flags |= TP_F_UNSTABLE;
 			break;
 		}
-		k = tp_div_round(num * TP_ONE, e);	/* |num 2^24| < 2^48 */
-		if ((s64)tp_abs64(k) >= TP_ONE) {
+		k = tcptp_div_round(num * TP_ONE, e);	/* |num 2^24| < 2^48 */
+		if ((s64)tcptp_abs64(k) >= TP_ONE) {
 			*flags |= TP_F_UNSTABLE;
 			break;
 		}
 		/* a_j <- a_j - k a_{m-j}, pairwise in place; amax = max |a| */
-		amax = (s64)tp_abs64(k);
+		amax = (s64)tcptp_abs64(k);
 		for (j = 1, l = m - 1; j < l; j++, l--) {
 			lo = a[j - 1];
 			hi = a[l - 1];
-			a[j - 1] = lo - tp_mulq(k, hi);
-			a[l - 1] = hi - tp_mulq(k, lo);
-			amax = max_t(s64, amax, (s64)tp_abs64(a[j - 1]));
-			amax = max_t(s64, amax, (s64)tp_abs64(a[l - 1]));
+			a[j - 1] = lo - tcptp_mulq(k, hi);
+			a[l - 1] = hi - tcptp_mulq(k, lo);
+			amax = max_t(s64, amax, (s64)tcptp_abs64(a[j - 1]));
+			amax = max_t(s64, amax, (s64)tcptp_abs64(a[l - 1]));
 		}
 		if (j == l) {
-			a[j - 1] -= tp_mulq(k, a[j - 1]);
-			amax = max_t(s64, amax, (s64)tp_abs64(a[j - 1]));
+			a[j - 1] -= tcptp_mulq(k, a[j - 1]);
+			amax = max_t(s64, amax, (s64)tcptp_abs64(a[j - 1]));
 		}
 		a[m - 1] = k;
-		e -= tp_mulq(k, num);		/* |k num| < 2^48 */
+		e -= tcptp_mulq(k, num);		/* |k num| < 2^48 */
 		done = m;
 	}
 	return done;
@@ -503,14 +503,14 @@ static inline u32 tp_levinson(const s32 *r, u32 order, s64 *a, u8 *flags)
  * (sum S, largest sample max_f): mean + sum_i c_i x(n+1-i), clamped to
  * [0, 2 max_f]; sets st->pred and the clamp flags.
  */
-static inline void tp_apply(struct tp_state *st, const s64 *c, u32 order,
-			    u64 sum, u64 max_f)
+static inline void tcptp_apply(struct tcptp_state *st, const s64 *c, u32 order,
+			       u64 sum, u64 max_f)
 {
 	s64 d = 0, tot;
 	u32 i;
 
 	for (i = 1; i <= order; i++)	/* |c x| < 2^36 2^26 */
-		d += tp_shr_round(c[i - 1] * st->x[TP_N - i], TP_Q);
+		d += tcptp_shr_round(c[i - 1] * st->x[TP_N - i], TP_Q);
 	tot = (s64)sum + d * (s64)BIT_ULL(st->shift);	/* < 2^61 */
 	if (tot <= 0) {
 		st->pred = 0;
@@ -528,7 +528,7 @@ static inline void tp_apply(struct tp_state *st, const s64 *c, u32 order,
  * One NLMS step on the new window (st->x): u_i = x(n-i), d = x(n),
  * w_i += 2^-mu_shift e u_i / (eps + sum u^2), eps = sum_t x(t)^2 / n.
  */
-static inline void tp_nlms_update(struct tp_state *st, u32 order, u32 mu_shift)
+static inline void tcptp_nlms_update(struct tcptp_state *st, u32 order, u32 mu_shift)
 {
 	u64 norm = 0, energy = 0;
 	s64 y = 0, e, g;
@@ -540,7 +540,7 @@ static inline void tp_nlms_update(struct tp_state *st, u32 order, u32 mu_shift)
 	for (i = 1; i <= order; i++) {
 		s64 u = st->x[TP_N - 1 - i];
 
-		y += tp_shr_round(st->coef[i - 1] * u, TP_Q);
+		y += tcptp_shr_round(st->coef[i - 1] * u, TP_Q);
 		norm += (u64)(u * u);
 	}
 	norm += div64_u64(energy, TP_N);			/* < 2^57 + 2^53 */
@@ -550,10 +550,10 @@ static inline void tp_nlms_update(struct tp_state *st, u32 order, u32 mu_shift)
 	e = min_t(s64, max_t(s64, e, -TP_ERR_MAX), TP_ERR_MAX);
 	ns = fls64(norm) - 32;
 	ns = max_t(int, ns, 0);
-	g = tp_div_round(e * (s64)BIT_ULL(30), norm >> ns);	/* e 2^30 <= 2^57 */
+	g = tcptp_div_round(e * (s64)BIT_ULL(30), norm >> ns);	/* e 2^30 <= 2^57 */
 	for (i = 1; i <= order; i++) {
 		s64 w = st->coef[i - 1] +
-			tp_shr_round(g * st->x[TP_N - 1 - i], 6 + ns + mu_shift);
+			tcptp_shr_round(g * st->x[TP_N - 1 - i], 6 + ns + mu_shift);
 
 		st->coef[i - 1] = min_t(s64, max_t(s64, w, -(TP_COEF_MAX - 1)),
 					TP_COEF_MAX - 1);
@@ -566,7 +566,7 @@ static inline void tp_nlms_update(struct tp_state *st, u32 order, u32 mu_shift)
  * st->mean, st->order, st->flags, st->coef). Returns 0 when a prediction
  * was made, -EAGAIN while fewer than n samples exist.
  */
-static inline int tp_push(struct tp_state *st, const struct tp_params *p, u64 fm)
+static inline int tcptp_push(struct tcptp_state *st, const struct tcptp_params *p, u64 fm)
 {
 	u32 order = min_t(u32, max_t(u32, p->order, 1), TP_ORDER_MAX);
 	bool lms = p->method == TP_METHOD_LMS;
@@ -581,7 +581,7 @@ static inline int tp_push(struct tp_state *st, const struct tp_params *p, u64 fm
 	if (st->count < TP_N)
 		return -EAGAIN;
 
-	sum = tp_deviations(st, &max_f);
+	sum = tcptp_deviations(st, &max_f);
 	st->mean = div64_u64(sum + TP_N / 2, TP_N);
 	st->flags = 0;
 	st->order = (u8)order;
@@ -598,11 +598,11 @@ static inline int tp_push(struct tp_state *st, const struct tp_params *p, u64 fm
 		return 0;
 	}
 	if (lms && st->primed) {
-		tp_nlms_update(st, order, min_t(u32, p->mu_shift, TP_MU_SHIFT_MAX));
+		tcptp_nlms_update(st, order, min_t(u32, p->mu_shift, TP_MU_SHIFT_MAX));
 	} else {
 		/* not constant: some |x| >= 1, so R(0) > 0 */
-		if (tp_autocov(st, order)) {
-			st->order = (u8)tp_levinson(st->r, order, st->coef, &st->flags);
+		if (tcptp_autocov(st, order)) {
+			st->order = (u8)tcptp_levinson(st->r, order, st->coef, &st->flags);
 		} else {
 			for (i = 0; i < TP_ORDER_MAX; i++)
 				st->coef[i] = 0;
@@ -610,20 +610,20 @@ static inline int tp_push(struct tp_state *st, const struct tp_params *p, u64 fm
 		}
 		st->primed = 1;
 	}
-	tp_apply(st, st->coef, order, sum, max_f);
+	tcptp_apply(st, st->coef, order, sum, max_f);
 	return 0;
 }
 
 /*
  * N = round(C / pred), halves up, in [1, TP_MAX_FLOWS]; pred 0 gives
- * TP_MAX_FLOWS. The ceiling (tp_flows()) counts one flow too many whenever
+ * TP_MAX_FLOWS. The ceiling (tcptp_flows()) counts one flow too many whenever
  * the flows fill the link to any less than C: a lone flow that measures
  * 0.99 C (headers, sampling noise) gets N = 2 and half the link, and the
  * next prediction, of its own halved throughput, keeps it there; N flows
  * that each measure a hair under C / N compute N + 1. Rounding to the
  * nearest leaves noise below 1 / (2 N) of C / N without effect, either way.
  */
-static inline u32 tp_flows_nearest(u64 capacity_bps, u64 pred_bps)
+static inline u32 tcptp_flows_nearest(u64 capacity_bps, u64 pred_bps)
 {
 	u64 n;
 
@@ -636,7 +636,7 @@ static inline u32 tp_flows_nearest(u64 capacity_bps, u64 pred_bps)
 }
 
 /* N = ceil(C / pred) in [1, TP_MAX_FLOWS]; pred 0 gives TP_MAX_FLOWS. */
-static inline u32 tp_flows(u64 capacity_bps, u64 pred_bps)
+static inline u32 tcptp_flows(u64 capacity_bps, u64 pred_bps)
 {
 	u64 n;
 
@@ -653,7 +653,7 @@ static inline u32 tp_flows(u64 capacity_bps, u64 pred_bps)
  * clamped to TP_RATE_MAX, rtt to TP_MAX_RTT_US, N to [1, TP_MAX_FLOWS],
  * mss to TP_MAX_MSS; mss 0 gives TP_MIN_CWND.
  */
-static inline u32 tp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
+static inline u32 tcptp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
 {
 	u64 c = min_t(u64, capacity_bps, TP_RATE_MAX);
 	u64 rtt = min_t(u32, rtt_us, TP_MAX_RTT_US);
@@ -681,13 +681,13 @@ static inline u32 tp_cwnd(u64 capacity_bps, u32 rtt_us, u32 flows, u32 mss)
  * flow no room to grow while larger ones had some (10 flows in the VM:
  * window_down 330-390 times a run, 200-250 with the packet).
  */
-static inline void tp_band(u64 capacity_bps, u32 rtt_us, u32 srtt_us, u32 flows, u32 mss,
-			   u32 clamp, u32 *lo, u32 *hi)
+static inline void tcptp_band(u64 capacity_bps, u32 rtt_us, u32 srtt_us, u32 flows, u32 mss,
+			      u32 clamp, u32 *lo, u32 *hi)
 {
-	*lo = min_t(u32, tp_cwnd(capacity_bps, rtt_us, flows, mss), clamp);
+	*lo = min_t(u32, tcptp_cwnd(capacity_bps, rtt_us, flows, mss), clamp);
 	*hi = *lo;
 	if (flows > 1) {
-		*hi = tp_cwnd(capacity_bps, srtt_us, flows - 1, mss);
+		*hi = tcptp_cwnd(capacity_bps, srtt_us, flows - 1, mss);
 		if (*hi < U32_MAX)
 			(*hi)++;
 	}
@@ -697,9 +697,9 @@ static inline void tp_band(u64 capacity_bps, u32 rtt_us, u32 srtt_us, u32 flows,
 
 /*
  * cwnd moved into [lo, hi], never below TP_MIN_CWND; floor 0 (while a
- * decrease stands: tp_decrease_stands()) leaves out the lower edge.
+ * decrease stands: tcptp_decrease_stands()) leaves out the lower edge.
  */
-static inline u32 tp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
+static inline u32 tcptp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
 {
 	u32 l = floor ? max_t(u32, lo, TP_MIN_CWND) : TP_MIN_CWND;
 	u32 h = max_t(u32, hi, TP_MIN_CWND);
@@ -723,7 +723,7 @@ static inline u32 tp_band_window(u32 cwnd, u32 lo, u32 hi, int floor)
  * flow as soon as N came back. Returns the dec_flows to keep: 0 once the
  * decrease no longer stands.
  */
-static inline u32 tp_decrease_stands(u32 dec_flows, u32 flows, u32 cwnd, u32 lo)
+static inline u32 tcptp_decrease_stands(u32 dec_flows, u32 flows, u32 cwnd, u32 lo)
 {
 	if (!dec_flows || (flows && flows < dec_flows) ||
 	    (flows == dec_flows && cwnd >= lo))
@@ -732,7 +732,7 @@ static inline u32 tp_decrease_stands(u32 dec_flows, u32 flows, u32 cwnd, u32 lo)
 }
 
 /* A decrease at N = flows (0: no N yet): the N it stands against. */
-static inline u32 tp_decrease(u32 dec_flows, u32 flows)
+static inline u32 tcptp_decrease(u32 dec_flows, u32 flows)
 {
 	if (!dec_flows)
 		return flows;
