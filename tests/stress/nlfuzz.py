@@ -45,18 +45,20 @@ TC_H_ROOT = 0xFFFFFFFF
 SOL_UDP, UDP_SEGMENT = 17, 103
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-UAPI = os.path.join(HERE, "..", "..", "kernel", "include", "uapi", "specnet", "redopt.h")
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "mininet"))
+from nlraw import UAPI, attr_numbers, nla  # noqa: E402
+from specnet_lab import nl_attrs as attrs  # noqa: E402
 
 
 def uapi():
+    """TCA_REDOPT_* numbers, the flag word's bits, the most flows."""
     text = open(UAPI).read()
-    body = re.search(r"enum \{(.*?)\};", text, re.S).group(1)
-    names = re.findall(r"^\s*TCA_REDOPT_(\w+)", body, re.M)
     flags_all = 0
     for m in re.finditer(r"#define\s+TC_REDOPT_(\w+)\s+\(1U << (\d+)\)", text):
         flags_all |= 1 << int(m.group(2))
     maxf = int(re.search(r"#define\s+TC_REDOPT_MAX_FLOWS\s+(\d+)", text).group(1))
-    return {n: i for i, n in enumerate(names)}, flags_all, maxf
+    return attr_numbers(), flags_all, maxf
 
 
 NUM, FLAGS_ALL, MAX_FLOWS = uapi()
@@ -66,21 +68,6 @@ SIZE = {"BANDWIDTH": 8, "RTT": 4, "FLOWS": 4, "SSTHRESH": 4, "WINDOW": 4, "MIN":
 READ_ONLY = [n for n in NUM if n not in SIZE and n not in ("UNSPEC", "PAD")]
 GOOD = {"BANDWIDTH": 1500000, "RTT": 59000, "FLOWS": 2, "SSTHRESH": [15], "MIN": 5,
         "MAX_P": 429496730, "WINDOW": 38, "WLOG": 9, "AVPKT": 1000, "FLAGS": 1}
-
-
-def nla(atype, payload):
-    ln = 4 + len(payload)
-    return struct.pack("=HH", ln, atype) + payload + b"\0" * ((4 - ln % 4) % 4)
-
-
-def attrs(buf):
-    off = 0
-    while off + 4 <= len(buf):
-        ln, typ = struct.unpack_from("=HH", buf, off)
-        if ln < 4:
-            return
-        yield typ & 0x3FFF, buf[off + 4:off + ln]
-        off += (ln + 3) & ~3
 
 
 FMT = {1: "=B", 4: "=I", 8: "=Q"}
