@@ -47,7 +47,7 @@
  * addresses and ports with a per-qdisc random key, not skb->hash: a
  * locally generated packet carries its socket's sk_txhash, which TCP
  * re-draws on an RTO or a spurious retransmission, so one flow would
- * count twice in that window (5 were seen for 4 flows). At the end of
+ * count twice in that window. At the end of
  * each window a timer counts the set bits for the estimate, and when it
  * differs from the m in force, max_th and limit are recomputed from the
  * model there, under the qdisc lock (as sch_red's adaptive timer runs):
@@ -69,8 +69,8 @@
  *    its linear rule inside the first table cell decays the average tens
  *    of times too fast for gaps of about one packet time, which is what a
  *    shaped bottleneck sees all the time (HTB empties the queue between
- *    packets); measured: the average stayed low, marks came late and the
- *    queue was twice classic RED's. The decay being exact, there is no
+ *    packets): the average stays low, marks come late and the queue
+ *    grows past classic RED's. The decay being exact, there is no
  *    table to configure: tc sends none (no STAB / Scell_log attribute),
  *    red_set_parms() gets Scell_log 0 and a NULL table, and
  *    red_check_params() checks the thresholds against Wlog only.

@@ -18,9 +18,8 @@
  *               sender that keeps a FIFO full never sees the empty-queue
  *               RTT again, and with BBR's 10 s the minimum took the
  *               standing queue in after 10 s, the queue looked empty and
- *               every overflow loss became corruption (measured: 402 of
- *               415 losses through a 0.5-BDP FIFO, 90% of the link taken
- *               from CUBIC).
+ *               nearly every overflow loss became corruption
+ *               (docs/algorithms.md, "A long window for the minimum").
  *               A path whose RTT grows is told apart from a queue by a
  *               cut that does not shorten it (qd_loss_verdict()): the
  *               minimum then starts over.
@@ -365,11 +364,11 @@ static inline void qd_delay_ignored(struct qd_state *s)
  * drains to below the threshold while the link stays busy; at least half
  * of @cwnd (Reno's decrease, the most it may take) and at most 7/8 of it
  * (a queue above the threshold always costs something). A deeper bound,
- * CUBIC's 7/10, left GEO windows below the BDP: on a 600 ms path with 1%
- * corruption the recoveries run back to back, a window kept through them
- * does not grow, and the flow stayed at 0.66 of the ceiling (0.91 with
- * 7/8), for no better share against CUBIC on a FIFO (0.62-0.74 of a
- * 0.5-1 BDP FIFO with either bound). Half of @cwnd without estimates.
+ * CUBIC's 7/10, left GEO windows below the BDP: with 1% corruption the
+ * recoveries run back to back and a window kept through them does not
+ * grow; it bought no better share against CUBIC on a FIFO
+ * (docs/algorithms.md, "Queueing delay"). Half of @cwnd without
+ * estimates.
  */
 static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 				  const struct qd_params *p, u32 cwnd)

@@ -73,9 +73,10 @@
  *    paper's choice, and grows again once the recovery is over.
  *  - "keep cwnd" means the window in flight, not the value of a variable.
  *    The stack's PRR would send one segment per segment delivered while
- *    recovering, so each lost segment shrinks what is in flight; with 5%
- *    corruption of a 1000-packet pipe a new loss is found before each
- *    recovery ends, and the flow was measured at 20-300 packets in flight.
+ *    recovering, so each lost segment shrinks what is in flight; with a
+ *    few percent corruption of a large pipe a new loss is found before
+ *    each recovery ends, and what is in flight collapses to a fraction of
+ *    the window.
  *    The module therefore controls cwnd itself (cong_control) and applies
  *    PRR, spec_prr_sndcnt() below, only to congestion reductions.
  */
