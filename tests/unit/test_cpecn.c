@@ -177,13 +177,13 @@ static void test_weights(void)
 				sum += p.w[k];
 				if (k && p.w[k] > p.w[k - 1])
 					n_bad_order++;
-				d = fabs(p.w[k] - w[k] * CPECN_W_ONE);
+				d = fabs(p.w[k] - w[k] * CPECN_W_UNIT);
 				if (d > worst)
 					worst = d;
 				if (d >= 1.01)
 					n_bad_dist++;
 			}
-			n_bad_sum += sum != CPECN_W_ONE;
+			n_bad_sum += sum != CPECN_W_UNIT;
 		}
 	}
 	CHECK(n_bad_sum == 0, "%u (m, alpha) whose weights do not sum to W_ONE", n_bad_sum);
@@ -195,7 +195,7 @@ static void test_weights(void)
 	p = params(8, 250);
 	CHECK(p.w[0] == 200000 && p.w[1] == 50000, "paper: 0.8, 0.2: %u %u", p.w[0], p.w[1]);
 	p = params(4, 250);
-	CHECK(p.w[0] == CPECN_W_ONE, "one segment weighs 1: %u", p.w[0]);
+	CHECK(p.w[0] == CPECN_W_UNIT, "one segment weighs 1: %u", p.w[0]);
 	p = params(8, 500);
 	CHECK(p.w[0] == 166667 && p.w[1] == 83333, "2/3, 1/3: %u %u", p.w[0], p.w[1]);
 	p = params(12, 500);	/* 4/7, 2/7, 1/7 of 250000 */
@@ -218,7 +218,7 @@ static void test_example(void)
 	      cpecn_cp_of(&p, bits_of("00011111")));
 	CHECK(cpecn_permille(cpecn_cp_of(&p, bits_of("00011111"))) == 400, "400 per-mille");
 	CHECK(cpecn_cp_of(&p, 0) == 0, "all zero");
-	CHECK(cpecn_cp_of(&p, 0xff) == CPECN_CP_ONE, "all ones = 1 exactly");
+	CHECK(cpecn_cp_of(&p, 0xff) == CPECN_CP_UNIT, "all ones = 1 exactly");
 	CHECK(cpecn_cp_of(&p, bits_of("11110000")) == 800000, "newest segment full: 0.8");
 	CHECK(cpecn_cp_of(&p, bits_of("00001111")) == 200000, "oldest segment full: 0.2");
 	CHECK(cpecn_cp_of(&p, bits_of("10000000")) == 200000, "one newest ACK: 0.2");
@@ -261,10 +261,10 @@ static void test_direction(void)
 		cpecn_push(&s, &p, true);
 		CHECK(s.dcp == 50000 && cpecn_congested(&s), "rising %u: %d", i, s.dcp);
 	}
-	CHECK(s.cp == CPECN_CP_ONE, "saturated: %u", s.cp);
+	CHECK(s.cp == CPECN_CP_UNIT, "saturated: %u", s.cp);
 	for (i = 0; i < 20; i++) {
 		cpecn_push(&s, &p, true);
-		CHECK(s.dcp == 0 && s.cp == CPECN_CP_ONE && !cpecn_congested(&s), "kept at 1");
+		CHECK(s.dcp == 0 && s.cp == CPECN_CP_UNIT && !cpecn_congested(&s), "kept at 1");
 	}
 
 	/* ECEs stop: CP falls to 0, then keeps 0. Each 0 pushed takes a 1
@@ -487,7 +487,7 @@ static void test_push(void)
 	cpecn_reset(&s);
 	for (i = 0; i < 32; i++)
 		cpecn_push(&s, &p, true);
-	CHECK(s.bits == 0xffffffffu && s.cp == CPECN_CP_ONE, "m=32 full: %#x %u", s.bits,
+	CHECK(s.bits == 0xffffffffu && s.cp == CPECN_CP_UNIT, "m=32 full: %#x %u", s.bits,
 	      s.cp);
 	cpecn_push(&s, &p, false);
 	/* the newest segment loses a 1: -W_0 = -250000 0.75 / (1 - 0.25^8) =
@@ -502,13 +502,13 @@ static void test_misc(void)
 	CHECK(sizeof(struct cpecn_state) == 16, "state is %zu bytes",
 	      sizeof(struct cpecn_state));
 	/* CP in ppm: 1 = 10^6; weights in units of 1/4 of that (4 ACKs a segment) */
-	CHECK(CPECN_CP_ONE == 1000000 && CPECN_W_ONE == 250000, "scales %d %d",
-	      (int)CPECN_CP_ONE, (int)CPECN_W_ONE);
+	CHECK(CPECN_CP_UNIT == 1000000 && CPECN_W_UNIT == 250000, "scales %d %d",
+	      (int)CPECN_CP_UNIT, (int)CPECN_W_UNIT);
 	CHECK(cpecn_permille(400000) == 400, "400");
 	CHECK(cpecn_permille(499) == 0 && cpecn_permille(500) == 1, "half up");
 	CHECK(cpecn_permille(-499) == 0 && cpecn_permille(-500) == -1, "half away from 0");
 	CHECK(cpecn_permille(-150500) == -151 && cpecn_permille(150499) == 150, "rounding");
-	CHECK(cpecn_permille(CPECN_CP_ONE) == 1000 && cpecn_permille(-CPECN_CP_ONE) == -1000,
+	CHECK(cpecn_permille(CPECN_CP_UNIT) == 1000 && cpecn_permille(-CPECN_CP_UNIT) == -1000,
 	      "ends");
 }
 

@@ -58,9 +58,9 @@ static void test_against_log(void)
 /* log2 itself: exact powers of two */
 static void test_log2(void)
 {
-	CHECK(fe_log2_q16(FE_ONE) == 0, "log2 1");
-	CHECK(fe_log2_q16(2 * FE_ONE) == FE_ONE, "log2 2");
-	CHECK(fe_log2_q16(1024 * FE_ONE) == 10 * FE_ONE, "log2 1024");
+	CHECK(fe_log2_q16(FE_UNIT) == 0, "log2 1");
+	CHECK(fe_log2_q16(2 * FE_UNIT) == FE_UNIT, "log2 2");
+	CHECK(fe_log2_q16(1024 * FE_UNIT) == 10 * FE_UNIT, "log2 1024");
 }
 
 int main(void)

@@ -343,7 +343,7 @@ static void compare(const struct tcptp_state *st, const struct ref *o, int p,
 	}
 	for (i = 0; i < p; i++) {
 		amax = fmax(amax, fabs(o->a[i]));
-		da = fmax(da, fabs((double)st->coef[i] / TP_ONE - o->a[i]));
+		da = fmax(da, fabs((double)st->coef[i] / TP_UNIT - o->a[i]));
 	}
 	if (amax > 0) {
 		sx->max_coef = fmax(sx->max_coef, da / amax);
@@ -492,8 +492,8 @@ static double rms_error(const u64 *rates, int order, int method, double *a1, dou
 	for (t = 0; t < SERIES_LEN - 1; t++) {
 		if (tcptp_push(&st, &prm, rates[t]))
 			continue;
-		*a1 += (double)st.coef[0] / TP_ONE;
-		*a2 += (double)st.coef[1] / TP_ONE;
+		*a1 += (double)st.coef[0] / TP_UNIT;
+		*a2 += (double)st.coef[1] / TP_UNIT;
 		d = (double)rates[t + 1] - (double)(order ? st.pred : st.mean);
 		se += d * d;
 		nwin++;
@@ -785,27 +785,27 @@ static void test_guards(void)
 	u32 m;
 
 	for (i = 0; i < TP_N; i++)
-		r[i] = (s32)TP_ONE;		/* r(1) = 1: |k| = 1 at once */
+		r[i] = (s32)TP_UNIT;		/* r(1) = 1: |k| = 1 at once */
 	flags = 0;
 	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == 0 && flags == TP_F_UNSTABLE && a[0] == 0, "r = 1: order %u flags %#x", m,
 	      flags);
 	memset(r, 0, sizeof(r));		/* not positive definite: k2 = -9 */
-	r[0] = (s32)TP_ONE;
-	r[1] = (s32)(0.9 * TP_ONE);
-	r[2] = -(s32)(0.9 * TP_ONE);
+	r[0] = (s32)TP_UNIT;
+	r[1] = (s32)(0.9 * TP_UNIT);
+	r[2] = -(s32)(0.9 * TP_UNIT);
 	flags = 0;
 	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == 1 && flags == TP_F_UNSTABLE && a[0] == r[1] && a[1] == 0,
 	      "k2 = -9: order %u flags %#x", m, flags);
 	for (i = 0; i < TP_N; i++)		/* AR(1) with phi 0.9999: E1 = 2e-4 */
-		r[i] = (s32)(pow(0.9999, i) * TP_ONE);
+		r[i] = (s32)(pow(0.9999, i) * TP_UNIT);
 	flags = 0;
 	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == 1 && flags == TP_F_SMALL_E && llabs(a[0] - r[1]) <= 1,
 	      "phi 0.9999: order %u flags %#x a1 %lld", m, flags, (long long)a[0]);
 	for (i = 0; i < TP_N; i++)		/* white: r = (1, 0, ...): a = 0 */
-		r[i] = i ? 0 : (s32)TP_ONE;
+		r[i] = i ? 0 : (s32)TP_UNIT;
 	flags = 0;
 	m = tcptp_levinson(r, TP_ORDER_MAX, a, &flags);
 	CHECK(m == TP_ORDER_MAX && !flags && a[0] == 0 && a[TP_ORDER_MAX - 1] == 0,

@@ -33,17 +33,17 @@
  *                      cpecn_wecn_congested(cpecn_last_ece(state))  (wecn)
  *
  * Scales and rounding:
- *  - CP and dCP are integers in ppm: CPECN_CP_ONE = 1000000 is CP = 1.
- *  - the weights are integers in units of 1 / CPECN_W_ONE (250000, i.e.
+ *  - CP and dCP are integers in ppm: CPECN_CP_UNIT = 1000000 is CP = 1.
+ *  - the weights are integers in units of 1 / CPECN_W_UNIT (250000, i.e.
  *    4 ppm), so that CP = sum_k W_k * popcount(segment k), with no
  *    rounding at all after the weights: the sum of the weights is exactly
- *    CPECN_W_ONE, all-ones windows give exactly CPECN_CP_ONE, the paper's
+ *    CPECN_W_UNIT, all-ones windows give exactly CPECN_CP_UNIT, the paper's
  *    weights 0.8/0.2 are exact (200000/50000) and 00011111 gives exactly
  *    400000 ppm.
  *  - cpecn_params_init() computes the weights once per (m, alpha): alpha^k
  *    in 28-bit fixed point, then the largest-remainder rounding of
- *    CPECN_W_ONE * w_k (ties to the newer segment): each W_k is within
- *    1.01 units of CPECN_W_ONE * w_k, they sum exactly to CPECN_W_ONE and
+ *    CPECN_W_UNIT * w_k (ties to the newer segment): each W_k is within
+ *    1.01 units of CPECN_W_UNIT * w_k, they sum exactly to CPECN_W_UNIT and
  *    they never increase from the newest to the oldest segment.
  *  - error of CP against the exact model: below n * 4 ppm (m = 32: 32 ppm,
  *    m = 8: 8 ppm).
@@ -64,9 +64,9 @@
  * multiply-adds.
  *
  * Ranges and overflow: m in {4, 8, ..., 32}, alpha 1..999 per-mille
- * (cpecn_check_params() enforces both). CP <= 4 * CPECN_W_ONE = 10^6 fits
+ * (cpecn_check_params() enforces both). CP <= 4 * CPECN_W_UNIT = 10^6 fits
  * u32, dCP in [-10^6, 10^6] fits s32. Weights: alpha^k < 2^28, times
- * alpha < 2^38; CPECN_W_ONE * 2^28 < 2^46 (u64), sum of alpha^k < 2^31
+ * alpha < 2^38; CPECN_W_UNIT * 2^28 < 2^46 (u64), sum of alpha^k < 2^31
  * (u32 divisor: div_u64_rem() in the kernel).
  *
  * Choices we made (where algorithms.md is silent):
@@ -99,8 +99,8 @@
 #define CPECN_MAX_SEGS		(CPECN_MAX_M / CPECN_SEG_ACKS)
 #define CPECN_ALPHA_UNIT	1000	/* alpha is per-mille */
 #define CPECN_DEFAULT_ALPHA	250	/* the paper: 0.25 */
-#define CPECN_CP_ONE		1000000	/* CP and dCP are ppm */
-#define CPECN_W_ONE		(CPECN_CP_ONE / CPECN_SEG_ACKS)	/* sum of W */
+#define CPECN_CP_UNIT		1000000	/* CP and dCP are ppm */
+#define CPECN_W_UNIT		(CPECN_CP_UNIT / CPECN_SEG_ACKS)	/* sum of W */
 #define CPECN__T_SHIFT		28	/* alpha^k fixed point, weights only */
 
 /*
@@ -108,10 +108,10 @@
  * without locking on every ACK. A setter should fill a new struct and
  * publish it whole (an RCU pointer or a seqcount); a torn read would mix
  * two weight sets for one ACK: a wrong CP, but no overflow (every W_k is
- * at most CPECN_W_ONE, so CP < 2^23).
+ * at most CPECN_W_UNIT, so CP < 2^23).
  */
 struct cpecn_params {
-	u32 w[CPECN_MAX_SEGS];	/* W_k, k = 0 newest, units 1/CPECN_W_ONE */
+	u32 w[CPECN_MAX_SEGS];	/* W_k, k = 0 newest, units 1/CPECN_W_UNIT */
 	u32 mask;		/* the low m bits */
 	u16 alpha;		/* per-mille */
 	u8 m;			/* ACKs in the window */
@@ -183,11 +183,11 @@ static inline int cpecn_params_init(struct cpecn_params *p, u32 m,
 
 	/* W_k = floor(W_ONE t_k / sum_t), then the largest remainders */
 	for (k = 0; k < n; k++) {
-		x = (u64)CPECN_W_ONE * t[k];
+		x = (u64)CPECN_W_UNIT * t[k];
 		w[k] = (u32)cpecn__div_rem(x, sum_t, &rem[k]);
 		sum_w += w[k];
 	}
-	for (; sum_w < CPECN_W_ONE; sum_w++) {	/* at most n - 1 times */
+	for (; sum_w < CPECN_W_UNIT; sum_w++) {	/* at most n - 1 times */
 		best = 0;
 		for (k = 1; k < n; k++) {
 			if (rem[k] > rem[best])
@@ -272,12 +272,12 @@ static inline bool cpecn_window_full(const struct cpecn_state *s,
 
 /*
  * CP or dCP (ppm) in per-mille, rounded to nearest, halves away from 0.
- * For full precision print ppm as "%u.%06u", v / CPECN_CP_ONE,
- * v % CPECN_CP_ONE (with the sign apart for dCP).
+ * For full precision print ppm as "%u.%06u", v / CPECN_CP_UNIT,
+ * v % CPECN_CP_UNIT (with the sign apart for dCP).
  */
 static inline s32 cpecn_permille(s32 ppm)
 {
-	const s32 d = CPECN_CP_ONE / 1000;
+	const s32 d = CPECN_CP_UNIT / 1000;
 
 	if (ppm < 0)
 		return -((-ppm + d / 2) / d);

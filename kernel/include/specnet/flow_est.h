@@ -11,7 +11,7 @@
  * bit set) the estimate is unbounded: we return B ln B, the largest finite
  * value, and the caller clamps.
  *
- * Fixed point: log2 in Q16 (FE_Q = 16) by the binary-logarithm algorithm
+ * Fixed point: log2 in Q16 (FE_SCALE = 16) by the binary-logarithm algorithm
  * (repeated squaring), then ln = log2 * ln 2 with ln 2 = 45426 / 2^16.
  * Error: below 2^-15 in log2, i.e. < B * 2^-15 * ln 2 flows; for
  * B = 1024, < 0.03 flow before rounding to the nearest integer.
@@ -24,8 +24,8 @@
 
 #include "types.h"
 
-#define FE_Q		16
-#define FE_ONE		BIT_ULL(FE_Q)
+#define FE_SCALE		16
+#define FE_UNIT		BIT_ULL(FE_SCALE)
 #define FE_LN2_Q16	45426ULL	/* ln 2 = 0.693147 in Q16 */
 
 /* log2(x / 2^16) in Q16, for x >= 2^16 (x < 2^48). */
@@ -34,19 +34,19 @@ static inline u32 fe_log2_q16(u64 x)
 	u32 ip = 0, frac = 0;
 	int i;
 
-	while (x >= 2 * FE_ONE) {
+	while (x >= 2 * FE_UNIT) {
 		x >>= 1;
 		ip++;
 	}
 	/* x in [1, 2) Q16: square; a result >= 2 yields the next bit */
-	for (i = FE_Q - 1; i >= 0; i--) {
-		x = (x * x) >> FE_Q;		/* < 2^34 */
-		if (x >= 2 * FE_ONE) {
+	for (i = FE_SCALE - 1; i >= 0; i--) {
+		x = (x * x) >> FE_SCALE;		/* < 2^34 */
+		if (x >= 2 * FE_UNIT) {
 			x >>= 1;
 			frac |= 1U << i;
 		}
 	}
-	return (ip << FE_Q) | frac;
+	return (ip << FE_SCALE) | frac;
 }
 
 /* Estimated number of flows from @k set bits out of @b (1..4096). */
@@ -58,7 +58,7 @@ static inline u32 redopt_flows_from_bits(u32 k, u32 b)
 		return 0;
 	if (k >= b)
 		k = b - 1;	/* saturate: the largest finite estimate */
-	ratio = ((u64)b << FE_Q) / (b - k);		/* B / (B - k), Q16 */
+	ratio = ((u64)b << FE_SCALE) / (b - k);		/* B / (B - k), Q16 */
 	n = (u64)b * fe_log2_q16(ratio) * FE_LN2_Q16;	/* Q32 */
 	return (u32)((n + (1ULL << 31)) >> 32);
 }

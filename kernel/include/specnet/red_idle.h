@@ -31,8 +31,8 @@
 
 #include "types.h"
 
-#define RED_IDLE_Q	31
-#define RED_IDLE_HALF	BIT_ULL(RED_IDLE_Q - 1)	/* round to nearest */
+#define RED_IDLE_SCALE	31
+#define RED_IDLE_HALF	BIT_ULL(RED_IDLE_SCALE - 1)	/* round to nearest */
 #define RED_IDLE_MAX_US	BIT_ULL(40)
 
 /* Transmission time of @avpkt bytes at @bps bit/s, us in Q16 (>= 1). */
@@ -51,8 +51,8 @@ static inline u64 red_idle_xmit_q16(u32 avpkt, u64 bps)
 /* avg (1 - 2^-wlog)^m with m = idle_us / xmit. */
 static inline u64 red_idle_decay(u64 avg, u8 wlog, u64 idle_us, u64 xmit_q16)
 {
-	u64 base = BIT_ULL(RED_IDLE_Q) - BIT_ULL(RED_IDLE_Q - wlog);
-	u64 r = BIT_ULL(RED_IDLE_Q);
+	u64 base = BIT_ULL(RED_IDLE_SCALE) - BIT_ULL(RED_IDLE_SCALE - wlog);
+	u64 r = BIT_ULL(RED_IDLE_SCALE);
 	u64 m;
 
 	if (idle_us > RED_IDLE_MAX_US)
@@ -62,13 +62,13 @@ static inline u64 red_idle_decay(u64 avg, u8 wlog, u64 idle_us, u64 xmit_q16)
 		return 0;
 	while (m) {
 		if (m & 1)
-			r = (r * base + RED_IDLE_HALF) >> RED_IDLE_Q;
-		base = (base * base + RED_IDLE_HALF) >> RED_IDLE_Q;
+			r = (r * base + RED_IDLE_HALF) >> RED_IDLE_SCALE;
+		base = (base * base + RED_IDLE_HALF) >> RED_IDLE_SCALE;
 		m >>= 1;
 	}
 	/* floor(avg r / 2^31) = hi r + floor(lo r / 2^31), <= avg */
-	return (avg >> RED_IDLE_Q) * r +
-	       (((avg & (BIT_ULL(RED_IDLE_Q) - 1)) * r) >> RED_IDLE_Q);
+	return (avg >> RED_IDLE_SCALE) * r +
+	       (((avg & (BIT_ULL(RED_IDLE_SCALE) - 1)) * r) >> RED_IDLE_SCALE);
 }
 
 #endif /* _SPECNET_RED_IDLE_H */

@@ -224,7 +224,7 @@
 #define REDOPT_DEFAULT_AVPKT	1000U	/* bytes */
 
 /* The peaks (ca_peak, transient) and the limit */
-#define REDOPT_QF		16	/* queue, average, lag: 2^-16 packet */
+#define REDOPT_Q_SCALE		16	/* queue, average, lag: 2^-16 packet */
 #define REDOPT_STEP_RATIO	16U	/* R: a step is h <= u / (R m) rounds */
 #define REDOPT_STEPS_MAX	2048U	/* guard, per weight; the bound is 822 */
 #define REDOPT_BURST_PER_FLOW	10U	/* margin: one initial window per flow */
@@ -833,21 +833,21 @@ static inline void redopt__ca_step(struct redopt_ca *c,
 		n = h * s->u + c->flows * (h * (h - 1) / 2) - s->j;
 		t->u = s->u + c->flows * h;
 		t->j = 0;
-		t->q = (t->u << REDOPT_QF) - c->pipe;
+		t->q = (t->u << REDOPT_Q_SCALE) - c->pipe;
 	} else {
 		/* m j / u more than at the round's start: m j 2^16 < 2^59 */
 		n = j - s->j;
 		t->u = s->u;
 		t->j = j;
-		t->q = (s->u << REDOPT_QF) - c->pipe +
-		       div64_u64(((u64)c->flows * j) << REDOPT_QF, s->u);
+		t->q = (s->u << REDOPT_Q_SCALE) - c->pipe +
+		       div64_u64(((u64)c->flows * j) << REDOPT_Q_SCALE, s->u);
 	}
 	a = redopt_pow_q62(c->wlog, n);
 	/*
 	 * g / w with g the mean ramp m h / n = 2 m / (2 u + m (h - 1)) (m / u
 	 * within a round): m 2^(wlog + 17) < 2^51, 2 u + m h < 2^34
 	 */
-	lag = div64_u64((u64)c->flows << (c->wlog + REDOPT_QF + 1),
+	lag = div64_u64((u64)c->flows << (c->wlog + REDOPT_Q_SCALE + 1),
 			2 * s->u + (h ? c->flows * (h - 1) : 0));
 	t->d = redopt_mul_q62(s->d, a) + lag - redopt_mul_q62(lag, a);
 	t->avg = t->q > t->d ? t->q - t->d : 0;
@@ -932,8 +932,8 @@ static inline int redopt__peaks(const struct redopt_model_params *p,
 	const u32 m = p->flows;
 	struct redopt_ca c = {
 		.pipe = pipe,
-		.min_th = (u64)p->min_th << REDOPT_QF,
-		.max_th = (u64)qth_max << REDOPT_QF,
+		.min_th = (u64)p->min_th << REDOPT_Q_SCALE,
+		.max_th = (u64)qth_max << REDOPT_Q_SCALE,
 		.min_th_pkts = p->min_th,
 		.flows = m,
 		.max_p = p->max_p,
@@ -946,12 +946,12 @@ static inline int redopt__peaks(const struct redopt_model_params *p,
 
 	/* the first round whose windows fill the pipe: q >= 0, avg 0 */
 	s.u = sum_ss;
-	if ((sum_ss << REDOPT_QF) < pipe) {
-		k0 = div_u64(pipe - (sum_ss << REDOPT_QF) +
-			     ((u64)m << REDOPT_QF) - 1, m << REDOPT_QF);
+	if ((sum_ss << REDOPT_Q_SCALE) < pipe) {
+		k0 = div_u64(pipe - (sum_ss << REDOPT_Q_SCALE) +
+			     ((u64)m << REDOPT_Q_SCALE) - 1, m << REDOPT_Q_SCALE);
 		s.u += m * k0;
 	}
-	s.q = (s.u << REDOPT_QF) - pipe;
+	s.q = (s.u << REDOPT_Q_SCALE) - pipe;
 	s.d = s.q;
 
 	/* ca_peak: the average reaches min_th */
@@ -959,7 +959,7 @@ static inline int redopt__peaks(const struct redopt_model_params *p,
 	err = redopt__ca_search(&c, &s, &g);
 	if (err)
 		return err;
-	pk->ca_peak = (u32)((s.q + (1U << REDOPT_QF) - 1) >> REDOPT_QF);
+	pk->ca_peak = (u32)((s.q + (1U << REDOPT_Q_SCALE) - 1) >> REDOPT_Q_SCALE);
 
 	/* every flow marked (hazard m), or the average at max_th */
 	s.haz = 0;
@@ -975,8 +975,8 @@ static inline int redopt__peaks(const struct redopt_model_params *p,
 	 * of feedback either way: m packets more.
 	 */
 	pk->by_marks = s.avg < c.max_th;
-	s.q += (u64)m << REDOPT_QF;
-	pk->transient = (u32)((s.q + (1U << REDOPT_QF) - 1) >> REDOPT_QF);
+	s.q += (u64)m << REDOPT_Q_SCALE;
+	pk->transient = (u32)((s.q + (1U << REDOPT_Q_SCALE) - 1) >> REDOPT_Q_SCALE);
 	pk->qth_max = qth_max;
 	pk->wlog = wlog;
 	pk->steps = c.steps;
@@ -1028,10 +1028,10 @@ static inline const char *redopt_limit_by_name(u8 by)
  */
 static inline u8 redopt__wlog_follow(u64 pipe, u32 min_th)
 {
-	u64 per_rtt = pipe + ((u64)min_th << REDOPT_QF);
+	u64 per_rtt = pipe + ((u64)min_th << REDOPT_Q_SCALE);
 	u8 k = REDOPT_WLOG_MIN;
 
-	while (k < REDOPT_WLOG_MAX && (1ULL << (k + REDOPT_QF)) < per_rtt)
+	while (k < REDOPT_WLOG_MAX && (1ULL << (k + REDOPT_Q_SCALE)) < per_rtt)
 		k++;
 	return k;
 }
@@ -1061,8 +1061,8 @@ static inline int redopt_model_compute(const struct redopt_model_params *p,
 	cr = c * rtt;					/* C r_us <= 1e18 */
 	pipe = div64_u64(cr, bdp_div);
 	/* pipe in 2^-16 packet: the remainder < 2^39, shifted < 2^55 */
-	pipe16 = (pipe << REDOPT_QF) +
-		 div64_u64((cr - pipe * bdp_div) << REDOPT_QF, bdp_div);
+	pipe16 = (pipe << REDOPT_Q_SCALE) +
+		 div64_u64((cr - pipe * bdp_div) << REDOPT_Q_SCALE, bdp_div);
 	if (p->n_ssthresh == 1) {
 		sum_ss = (u64)p->ssthresh[0] * m;
 	} else {

@@ -49,7 +49,7 @@
  *  - R(i): |x x| <= 2^52, 20 terms: |R| < 2^57. |R(i)| <= R(0) (Cauchy-
  *    Schwarz, exact integers). R is shifted right until R(0) < 2^39, then
  *    r(i) = round(R(i) 2^24 / R(0)): |R(i) 2^24| < 2^63.
- *  - Q24 (TP_Q) for r, k, E, a and w: |r| <= 2^24, |k| < 2^24,
+ *  - Q24 (TP_SCALE) for r, k, E, a and w: |r| <= 2^24, |k| < 2^24,
  *    0 < E <= 2^24; |a|, |w| < 2^36 (|value| < 4096, TP_COEF_MAX).
  *  - Levinson: order m is only entered with max |a| < 2^35 (then |a| <
  *    2^36 after it, as |k| < 1): a r < 2^59 and k a < 2^59 before their
@@ -128,10 +128,10 @@
 #define TP_N			20	/* ring: the last n aggregated samples */
 #define TP_ORDER_MAX		(TP_N - 1)	/* p: predictor order */
 #define TP_ORDER_DEFAULT	2
-#define TP_Q			24	/* r, k, E, a, w: Q24 */
-#define TP_ONE			((s64)BIT_ULL(TP_Q))
-#define TP_COEF_MAX		((s64)BIT_ULL(TP_Q + 12))	/* |a| < 4096 */
-#define TP_E_MIN		(TP_ONE >> 10)	/* stop below 2^-10 R(0) */
+#define TP_SCALE			24	/* r, k, E, a, w: Q24 */
+#define TP_UNIT			((s64)BIT_ULL(TP_SCALE))
+#define TP_COEF_MAX		((s64)BIT_ULL(TP_SCALE + 12))	/* |a| < 4096 */
+#define TP_E_MIN		(TP_UNIT >> 10)	/* stop below 2^-10 R(0) */
 #define TP_DEV_BITS		26	/* pre-scaled deviations: |x| <= 2^26 */
 #define TP_R0_BITS		39	/* R(0) < 2^39 before the division */
 #define TP_ERR_MAX		((s64)BIT_ULL(TP_DEV_BITS + 1))	/* NLMS |e| */
@@ -234,7 +234,7 @@ static inline s64 tcptp_shr_round(s64 v, u32 n)
 /* round(a b / 2^24), |a b| < 2^63 */
 static inline s64 tcptp_mulq(s64 a, s64 b)
 {
-	return tcptp_shr_round(a * b, TP_Q);
+	return tcptp_shr_round(a * b, TP_SCALE);
 }
 
 /* ---- configuration ---- */
@@ -438,9 +438,9 @@ static inline bool tcptp_autocov(struct tcptp_state *st, u32 order)
 	sh = max_t(int, sh, 0);
 	for (i = 0; i <= order; i++)
 		acc[i] = tcptp_shr_round(acc[i], sh);	/* |R(i)| <= R(0) < 2^39 */
-	st->r[0] = (s32)TP_ONE;
+	st->r[0] = (s32)TP_UNIT;
 	for (i = 1; i <= order; i++)
-		st->r[i] = (s32)tcptp_div_round(acc[i] * TP_ONE, (u64)acc[0]);
+		st->r[i] = (s32)tcptp_div_round(acc[i] * TP_UNIT, (u64)acc[0]);
 	return true;
 }
 
@@ -451,7 +451,7 @@ static inline bool tcptp_autocov(struct tcptp_state *st, u32 order)
  */
 static inline u32 tcptp_levinson(const s32 *r, u32 order, s64 *a, u8 *flags)
 {
-	s64 e = TP_ONE, num, k, lo, hi, amax = 0;
+	s64 e = TP_UNIT, num, k, lo, hi, amax = 0;
 	u32 m, j, l, done = 0;
 
 	for (j = 0; j < order; j++)
@@ -472,8 +472,8 @@ static inline u32 tcptp_levinson(const s32 *r, u32 order, s64 *a, u8 *flags)
 			*flags |= TP_F_UNSTABLE;
 			break;
 		}
-		k = tcptp_div_round(num * TP_ONE, e);	/* |num 2^24| < 2^48 */
-		if ((s64)tcptp_abs64(k) >= TP_ONE) {
+		k = tcptp_div_round(num * TP_UNIT, e);	/* |num 2^24| < 2^48 */
+		if ((s64)tcptp_abs64(k) >= TP_UNIT) {
 			*flags |= TP_F_UNSTABLE;
 			break;
 		}
@@ -510,7 +510,7 @@ static inline void tcptp_apply(struct tcptp_state *st, const s64 *c, u32 order,
 	u32 i;
 
 	for (i = 1; i <= order; i++)	/* |c x| < 2^36 2^26 */
-		d += tcptp_shr_round(c[i - 1] * st->x[TP_N - i], TP_Q);
+		d += tcptp_shr_round(c[i - 1] * st->x[TP_N - i], TP_SCALE);
 	tot = (s64)sum + d * (s64)BIT_ULL(st->shift);	/* < 2^61 */
 	if (tot <= 0) {
 		st->pred = 0;
@@ -540,7 +540,7 @@ static inline void tcptp_nlms_update(struct tcptp_state *st, u32 order, u32 mu_s
 	for (i = 1; i <= order; i++) {
 		s64 u = st->x[TP_N - 1 - i];
 
-		y += tcptp_shr_round(st->coef[i - 1] * u, TP_Q);
+		y += tcptp_shr_round(st->coef[i - 1] * u, TP_SCALE);
 		norm += (u64)(u * u);
 	}
 	norm += div64_u64(energy, TP_N);			/* < 2^57 + 2^53 */
