@@ -72,8 +72,10 @@ def measure(n=1000, interval_s=10, parallel=None, limit_s=600, log=sys.stderr):
         conf = os.path.join(tmp, "specd.conf")
         with open(conf, "w") as f:
             f.writelines(f"manage = {d}\n" for d in dests)
+            # every destination in one tick: probe_max at least their number
             f.write(f"probe_interval = {interval_s}s\nverdict_ttl = 1h\n"
-                    f"probe_timeout = 2s\nstate_file = {tmp}/specd.state\n")
+                    f"probe_timeout = 2s\nstate_file = {tmp}/specd.state\n"
+                    f"probe_max = {min(len(dests), 1024)}\n")
             if parallel:
                 f.write(f"probe_parallel = {parallel}\n")
         logf = open(os.path.join(tmp, "specd.log"), "w")
