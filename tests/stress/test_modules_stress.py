@@ -63,7 +63,8 @@ def params(module):
 
 
 def ranges(module):
-    """{param: (lo, hi)} from the modinfo descriptions "(lo..hi"."""
+    """{param: (lo, hi)} from the modinfo descriptions "(lo..hi", with 0
+    when the description also gives 0 a meaning ("...); 0 = ...")."""
     out = {}
     txt = subprocess.run(["modinfo", "-p", lab.module_path(module)], capture_output=True,
                          text=True).stdout
@@ -71,11 +72,13 @@ def ranges(module):
         name, _, desc = line.partition(":")
         m = re.search(r"\((\d+)\.\.(\d+)", desc)
         if m:
-            out[name] = (int(m.group(1)), int(m.group(2)))
+            lo = 0 if re.search(r"\b0 = ", desc) else int(m.group(1))
+            out[name] = (lo, int(m.group(2)))
     return out
 
 
-FIXED = ["", "0", "1", "2", "-1", "-0", "+1", " 1", "1 ", "1\n", "01", "0x10", "010", "1e3",
+# (an empty write is no write at all: not in the list)
+FIXED = ["0", "1", "2", "-1", "-0", "+1", " 1", "1 ", "1\n", "01", "0x10", "010", "1e3",
          "4", "8", "32", "999", "1000", "1001", "65535", "65536", "2147483647", "2147483648",
          "4294967295", "4294967296", "18446744073709551615", "99999999999999999999999",
          "abc", "reno", "westwood", "min", "srtt", "ceil", "nearest", "lms", "levinson",
