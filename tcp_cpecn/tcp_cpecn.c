@@ -407,10 +407,8 @@ static u32 cpecn_ssthresh(struct sock *sk)
 		 */
 		specnet_qd_params_read(&specnet_qd, &qdp);
 		qv = qd_loss_verdict(&ca->qd, &qdp);
-		if (qv == QD_DELAY && ca->ece_acks) {
+		if (qv == QD_DELAY && ca->ece_acks)
 			qv = QD_QUIET;
-			qd_delay_ignored(&ca->qd);
-		}
 		congested = qv != QD_QUIET;
 	}
 	ca->verdict = qv != QD_QUIET ? CPECN_VERDICT_DELAY :

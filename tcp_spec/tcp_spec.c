@@ -356,10 +356,8 @@ static u32 spec_ssthresh(struct sock *sk)
 	 */
 	specnet_qd_params_read(&specnet_qd, &qdp);
 	qv = qd_loss_verdict(&ca->qd, &qdp);
-	if (qv == QD_DELAY && ca->ece_seen) {
+	if (qv == QD_DELAY && ca->ece_seen)
 		qv = QD_QUIET;
-		qd_delay_ignored(&ca->qd);
-	}
 	v = spec_classify(&spec_params, ece_recent, qv != QD_QUIET,
 			  ece_recent || qv != QD_QUIET ? 0 :
 			  get_random_u32_below(SPEC_P_UNIT));

@@ -294,62 +294,6 @@ static void test_path_bdp(void)
 	CHECK(qd_path_bdp(&s) == 106, "bdp %u", qd_path_bdp(&s));
 }
 
-/* One round of 10 packets whose least RTT is @rtt_us. */
-static void round_at(struct qd_state *s, u32 *del, u32 rtt_us)
-{
-	qd_rtt_sample(s, &P, *del * 1000, rtt_us);
-	*del += 10;
-	qd_ack(s, &P, *del, 0, 10);
-}
-
-/* A path whose RTT grows (25 -> 60 ms) is told from a queue by a cut that
- * does not shorten it; a queue the cut drains keeps the minimum.
- */
-static void test_path_grows(void)
-{
-	struct qd_state s;
-	u32 del = 0, i;
-
-	qd_init(&s);
-	qd_ack(&s, &P, 0, 0, 10);
-	round_at(&s, &del, 25000);
-	round_at(&s, &del, 60000);
-	CHECK(qd_delay_us(&s) == 35000, "queue %u", qd_delay_us(&s));
-	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "35 ms over a 6.25 ms threshold");
-	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "a second cut before the check");
-	for (i = 0; i < QD_CHK_ROUNDS - 1; i++)
-		round_at(&s, &del, 60000);
-	CHECK(!s.rebase && s.min_rtt_us == 25000, "judged early");
-	round_at(&s, &del, 60000);
-	CHECK(s.rebase, "a cut that left 35 ms of queue: no rebase");
-	round_at(&s, &del, 61000);
-	CHECK(s.min_rtt_us == 61000 && !s.rebase,
-	      "the next sample is the new min: %u", s.min_rtt_us);
-	round_at(&s, &del, 62000);
-	CHECK(qd_delay_us(&s) == 1000, "queue %u", qd_delay_us(&s));
-	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "the longer path is no queue");
-
-	/* a queue that the cut drains: the minimum stays */
-	qd_init(&s);
-	del = 0;
-	qd_ack(&s, &P, 0, 0, 10);
-	round_at(&s, &del, 25000);
-	round_at(&s, &del, 60000);
-	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "queue verdict");
-	round_at(&s, &del, 40000);
-	round_at(&s, &del, 28000);
-	round_at(&s, &del, 27000);
-	CHECK(!s.rebase && s.min_rtt_us == 25000, "drained queue rebased: %u",
-	      s.min_rtt_us);
-	round_at(&s, &del, 60000);
-	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "the next queue is evidence");
-	/* a verdict the module ignored (ECN seen) starts no check */
-	qd_delay_ignored(&s);
-	for (i = 0; i < QD_CHK_ROUNDS; i++)
-		round_at(&s, &del, 60000);
-	CHECK(!s.rebase && s.min_rtt_us == 25000, "ignored verdict rebased");
-}
-
 int main(void)
 {
 	RUN(test_params);
@@ -361,6 +305,5 @@ int main(void)
 	RUN(test_cap);
 	RUN(test_reduced);
 	RUN(test_path_bdp);
-	RUN(test_path_grows);
 	return check_done("test_qdelay");
 }

@@ -20,9 +20,8 @@
  *               standing queue in after 10 s, the queue looked empty and
  *               nearly every overflow loss became corruption
  *               (docs/algorithms.md, "A long window for the minimum").
- *               A path whose RTT grows is told apart from a queue by a
- *               cut that does not shorten it (qd_loss_verdict()): the
- *               minimum then starts over.
+ *               A path whose RTT grows (a route change) shows as a queue
+ *               until the minimum expires.
  *   rtt         the least RTT sample of the last complete round (Vegas'
  *               per-RTT minimum: one delayed ACK does not make a queue)
  *   qdelay      rtt - min_rtt, the queueing delay this flow sees
@@ -84,7 +83,6 @@
 #define QD_BRK_MIN_PKTS		64	/* least packets of a breaker interval */
 #define QD_BRK_MIN_LOST		8	/* least losses of an interval that trips */
 #define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
-#define QD_CHK_ROUNDS		3	/* rounds from a queue cut to its check */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
 #define QD_LOSS_US_MIN		100
@@ -136,9 +134,7 @@ struct qd_state {
 	u8  quiet;		/* quiet intervals seen, up to QD_BRK_WARMUP */
 	u8  started:1,		/* rnd_end, brk_* are valid */
 	    tripped:1,		/* breaker: next loss is congestion */
-	    delay_chk:2,	/* rounds until a queue cut is judged */
-	    rebase:1,		/* the next RTT sample is the new minimum */
-	    unused:3;
+	    unused:6;
 	u8  rnd_samples;	/* RTT samples in the round under way (<= 255) */
 	u8  pad;
 };
@@ -194,10 +190,9 @@ static inline void qd_rtt_sample(struct qd_state *s, const struct qd_params *p,
 
 	if (!rtt_us)
 		return;
-	if (rtt_us <= s->min_rtt_us || expired || s->rebase) {
+	if (rtt_us <= s->min_rtt_us || expired) {
 		if (expired)	/* the delivery rate starts over too */
 			s->pkt_ns = QD_NONE;
-		s->rebase = 0;
 		s->min_rtt_us = rtt_us;
 		s->min_stamp_us = now_us;
 	}
@@ -288,10 +283,6 @@ static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
 	}
 	s->rnd_samples = 0;
 	s->rnd_end = delivered + max_t(u32, in_flight, 1);
-	/* a queue cut that left the queue where it was: the path's RTT grew */
-	if (s->delay_chk && !--s->delay_chk &&
-	    qd_delay_us(s) >= qd_thresh_us(s, p))
-		s->rebase = 1;
 
 	n_del = delivered - s->brk_delivered;
 	n_lost = lost - s->brk_lost;
@@ -322,18 +313,7 @@ static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
 	return trip;
 }
 
-/*
- * The evidence a loss event has; consumes a tripped breaker. A queue
- * verdict starts a check: QD_CHK_ROUNDS rounds later the cut it caused has
- * drained whatever queue the window can drain (to the BDP plus half the
- * threshold, or by half: more than the queue a window under the cap can
- * hold above the BDP). A queue estimate still above the threshold then is
- * not a queue but a longer path (a LEO satellite's next hop, a route
- * change): the minimum RTT starts over from the next sample, instead of
- * waiting for the window (win_ms) while every loss halves the window.
- * Until the check, further losses with the same queue are not new
- * evidence (one cut per congestion episode).
- */
+/* The evidence a loss event has; consumes a tripped breaker. */
 static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 					      const struct qd_params *p)
 {
@@ -343,18 +323,9 @@ static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 		s->tripped = 0;
 		return QD_BREAKER;
 	}
-	if (s->min_rtt_us == QD_NONE || qd_delay_us(s) < qd_thresh_us(s, p))
-		return QD_QUIET;
-	if (s->delay_chk)	/* the last cut has not shown its effect yet */
-		return QD_QUIET;
-	s->delay_chk = QD_CHK_ROUNDS;
-	return QD_DELAY;
-}
-
-/* The module did not act on a QD_DELAY verdict: nothing to check. */
-static inline void qd_delay_ignored(struct qd_state *s)
-{
-	s->delay_chk = 0;
+	if (s->min_rtt_us != QD_NONE && qd_delay_us(s) >= qd_thresh_us(s, p))
+		return QD_DELAY;
+	return QD_QUIET;
 }
 
 /*
