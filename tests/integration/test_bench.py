@@ -97,11 +97,11 @@ def test_tiny_run_every_scenario_validates_and_resumes():
         assert len(red) == 2 and red[0]["queue"]["kind"] == "redopt", red[0]["queue"]
         assert {"marked", "forced", "overflow"} <= set(red[0]["queue"]), red[0]["queue"]
         # the paper's example (docs/algorithms.md, RED model): redopt at max_th 8
-        # with a 19-packet limit. Two ECN Reno flows over its 1.5 Mbit/s
-        # keep a queue, which the limit bounds: the sampled mean (packets)
-        # lies in (0, 19]
+        # with the model's limit of 53 packets. Two ECN Reno flows over its
+        # 1.5 Mbit/s keep a queue, which the limit bounds: the sampled mean
+        # (packets) lies in (0, 53]
         assert red[0]["value"] == 8, red[0]["value"]
-        assert 0 < red[0]["avg_queue_pkts"] <= 19, red[0]["avg_queue_pkts"]
+        assert 0 < red[0]["avg_queue_pkts"] <= 53, red[0]["avg_queue_pkts"]
         onoff = next(r for r in recs if r["scenario"] == "onoff")
         assert onoff["background_sent_bps"] > 0, onoff
         # tp runs with C known, the onoff bottleneck's 20 Mbit/s, and the

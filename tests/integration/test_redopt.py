@@ -699,7 +699,7 @@ def test_gso_packets_meet_red_as_segments(redopt, figure):
     figure("redopt with offloads: most bytes per queued packet", round(max(per or [0])))
     figure("redopt with offloads: marked/early/forced/overflow",
            f"{o['marked']}/{o['early']}/{o['forced']}/{o['overflow']}")
-    assert len(per) >= 20, smp
+    assert len(per) >= 5, smp      # a queue was there to weigh
     assert max(per) <= S + 14, (max(per), smp)
     assert o["marked"] > 0, o
     assert good >= 0.5 * 1.5e6, good
