@@ -78,18 +78,21 @@ static inline void specnet_qd_params_read(const struct qd_params *base,
 
 /*
  * Per ACK, from pkts_acked (called for every ACK, in recovery too): the
- * RTT sample, the stack's latest delivery-rate sample (not app-limited),
- * and the round and breaker accounting. Returns true when the breaker
- * tripped.
+ * RTT sample (to the step detector after the first slow start, then to
+ * the filters), the stack's latest delivery-rate sample (not app-limited), and
+ * the round and breaker accounting. Returns qd_ack()'s QD_ACK_* bits.
  */
-static inline bool specnet_qd_acked(struct sock *sk, struct qd_state *s,
-				    const struct qd_params *p,
-				    const struct ack_sample *sample)
+static inline unsigned int specnet_qd_acked(struct sock *sk,
+					    struct qd_state *s,
+					    const struct qd_params *p,
+					    const struct ack_sample *sample)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	if (sample->rtt_us > 0)
+	if (sample->rtt_us > 0) {
+		qd_step_sample(s, p, sample->rtt_us, !tcp_in_slow_start(tp));
 		qd_rtt_sample(s, p, (u32)tp->tcp_mstamp, sample->rtt_us);
+	}
 	if (!tp->rate_app_limited)
 		qd_rate_sample(s, tp->rate_delivered, tp->rate_interval_us);
 	return qd_ack(s, p, tp->delivered, tp->lost, tcp_packets_in_flight(tp));

@@ -201,6 +201,7 @@ enum cpecn_counter {
 	CPECN_CNT_NON_ECN,	/* connections without negotiated ECN */
 	CPECN_CNT_DELAY,	/* losses judged congestion by the delay/breaker */
 	CPECN_CNT_BREAKER,	/* circuit-breaker trips */
+	CPECN_CNT_STEP,		/* min RTT moved up with a path step */
 	CPECN_CNT_MAX
 };
 
@@ -212,6 +213,7 @@ static const char * const cpecn_counter_names[CPECN_CNT_MAX] = {
 	[CPECN_CNT_NON_ECN]	= "non_ecn_connections",
 	[CPECN_CNT_DELAY]	= "delay_congestion",
 	[CPECN_CNT_BREAKER]	= "breaker_trips",
+	[CPECN_CNT_STEP]	= "path_steps",
 };
 
 /* One file per control, the same counters in each. */
@@ -498,12 +500,16 @@ static void cpecn_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	struct cpecn_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
+	unsigned int ev;
 
 	if (!specnet_ecn_ok(tcp_sk(sk)))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
+	ev = specnet_qd_acked(sk, &ca->qd, &qdp, sample);
+	if (ev & QD_ACK_TRIP)
 		cpecn_count(sk, CPECN_CNT_BREAKER);
+	if (ev & QD_ACK_STEP)
+		cpecn_count(sk, CPECN_CNT_STEP);
 }
 
 static u32 cpecn_undo_cwnd(struct sock *sk)

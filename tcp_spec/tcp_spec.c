@@ -185,6 +185,7 @@ enum spec_counter {
 				 * path's BDP, the queue draining
 				 */
 	SPEC_CNT_HYSTART,	/* first slow starts ended by an RTT rise */
+	SPEC_CNT_STEP,		/* min RTT moved up with a path step */
 	SPEC_CNT_MAX
 };
 
@@ -200,6 +201,7 @@ static const char * const spec_counter_names[SPEC_CNT_MAX] = {
 	[SPEC_CNT_BREAKER]	= "breaker_trips",
 	[SPEC_CNT_ECE_DRAIN]	= "ece_draining",
 	[SPEC_CNT_HYSTART]	= "hystart_exits",
+	[SPEC_CNT_STEP]		= "path_steps",
 };
 
 static const struct specnet_counters_def spec_counters = {
@@ -762,14 +764,17 @@ static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
 	struct spec_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
-
 	u32 rnd_end = ca->qd.rnd_end;
+	unsigned int ev;
 
 	if (!specnet_ecn_ok(tcp_sk(sk)))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	if (specnet_qd_acked(sk, &ca->qd, &qdp, sample))
+	ev = specnet_qd_acked(sk, &ca->qd, &qdp, sample);
+	if (ev & QD_ACK_TRIP)
 		spec_count(sk, SPEC_CNT_BREAKER);
+	if (ev & QD_ACK_STEP)
+		spec_count(sk, SPEC_CNT_STEP);
 	spec_hystart(sk, ca->qd.rnd_end != rnd_end);
 }
 

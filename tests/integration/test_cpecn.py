@@ -292,8 +292,8 @@ def test_fifo_without_marks_is_congestion_not_collapse(cpecn, figure):
     r = fifo.against_cubic("cpecn")
     try:
         n = counters(r["chain"], "cpecn")
-        figure("cpecn losses: delay congestion / corruption / breaker trips",
-               f"{n['delay_congestion']}/{n['loss_corruption']}/{n['breaker_trips']}")
+        figure("cpecn losses: delay congestion / corruption / breaker trips / path steps",
+               f"{n['delay_congestion']}/{n['loss_corruption']}/{n['breaker_trips']}/{n['path_steps']}")
         fifo.assert_safe(r, figure, "cpecn")
         # the overflow losses it took (none if its cap held it) are congestion
         assert n["loss_corruption"] <= max(1, n["loss_events"] // 2), n

@@ -545,11 +545,49 @@ def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
     r = fifo.against_cubic("spec")
     try:
         n = counters(r["chain"])
-        figure("spec losses: delay congestion / corruption / breaker trips",
-               f"{n['delay_congestion']}/{n['predicted_corruption']}/{n['breaker_trips']}")
+        figure("spec losses: delay congestion / corruption / breaker trips / path steps",
+               f"{n['delay_congestion']}/{n['predicted_corruption']}/{n['breaker_trips']}/{n['path_steps']}")
         fifo.assert_safe(r, figure, "spec")
         # the overflow losses it took (none if its cap held it) are congestion
         assert n["predicted_corruption"] <= max(1, n["loss_events"] // 2), n
         assert n["non_ecn_connections"] == 0, n
     finally:
         r["chain"].destroy()
+
+
+def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
+    """A path whose RTT steps from 25 to 60 ms mid-flow (a LEO handover, a
+    route change), through a 100-packet FIFO that never marks, with 0.5%
+    random loss: the step moves the min RTT (path_steps), and with it the
+    cap on the window, twice the BDP plus the queue threshold. Read as
+    35 ms of standing queue, the 25 ms minimum would hold the window under
+    (2 x 25 + 6.25) ms of packets, 47, below the new path's BDP of 50
+    (qdelay.h, "path steps")."""
+    import threading
+    c = lab.bottleneck_chain("10mbit", 25, "parent 1:1 handle 10: netem loss 0.5% limit 100")
+    try:
+        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        lab.iperf3_server(c.ns("rcv"))
+        res = {}
+        with lab.TcpProbe() as probe:
+            t = threading.Thread(target=lambda: res.update(
+                r=lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "spec", 24)))
+            t.start()
+            time.sleep(9)
+            lab.sh(f"tc qdisc change dev {c.ifname('rtr', 'snd')} root netem delay 60ms "
+                   "limit 10000", ns=c.ns("rtr"))
+            t.join()
+            probe.stop()
+            evs = lab.data_flow(probe.events())
+        n = counters(c)
+        assert evs, "no tcp_probe events"
+        bdp = 10e6 * 0.060 / 8 / 1514
+        late = [e["cwnd"] for e in evs if e["t"] >= evs[0]["t"] + 13]
+        figure("spec goodput, Mbit/s", round(lab.goodput_bps(res["r"]) / 1e6, 2))
+        figure("loss events / delay congestion / path steps",
+               f"{n['loss_events']}/{n['delay_congestion']}/{n['path_steps']}")
+        figure(f"largest cwnd 4-15 s after the step (new BDP {bdp:.0f})", max(late, default=0))
+        assert n["path_steps"] >= 1, n
+        assert max(late, default=0) >= 1.1 * bdp, f"cwnd stayed under {1.1 * bdp:.0f}: {n}"
+    finally:
+        c.destroy()

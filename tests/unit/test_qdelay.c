@@ -158,7 +158,7 @@ static bool interval(struct qd_state *s, const struct qd_params *p,
 	qd_rtt_sample(s, p, *del, 100000 + q_us);
 	*del += n - l;
 	*lost += l;
-	return qd_ack(s, p, *del, *lost, 1);
+	return qd_ack(s, p, *del, *lost, 1) & QD_ACK_TRIP;
 }
 
 static void test_breaker(void)
@@ -294,6 +294,172 @@ static void test_path_bdp(void)
 	CHECK(qd_path_bdp(&s) == 106, "bdp %u", qd_path_bdp(&s));
 }
 
+/* Samples @from..@to us, @n of them evenly, at @t_us, 10 us apart. */
+static void samples(struct qd_state *s, const struct qd_params *p,
+		    u32 *t_us, u32 from, u32 to, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++, *t_us += 10)
+	{
+		u32 rtt = from + (u32)((u64)(to - from) * i /
+				       (n > 1 ? n - 1 : 1));
+
+		qd_step_sample(s, p, rtt, true);
+		qd_rtt_sample(s, p, *t_us, rtt);
+	}
+}
+
+/* A round of @n samples at @rtt_us; returns qd_ack()'s bits. */
+static unsigned int round_at(struct qd_state *s, const struct qd_params *p,
+			     u32 *t_us, u32 *del, u32 rtt_us, u32 n)
+{
+	samples(s, p, t_us, rtt_us, rtt_us, n);
+	*del += 10;
+	return qd_ack(s, p, *del, 0, 10);
+}
+
+/*
+ * Path steps: min RTT 25 ms (threshold 6.25 ms, a jump of 3.125 ms is a
+ * candidate, a sample below level + 1.5625 ms ends it). A LEO handover to
+ * 60 ms moves the minimum to 60 ms after a whole round at the new level;
+ * a delayed ACK, a queue that builds sample by sample, a jump on top of a
+ * standing queue, a jump that falls back and a jump in the first slow
+ * start do not move it.
+ */
+static void test_path_step(void)
+{
+	struct qd_params off = P;
+	struct qd_state s;
+	u32 t = 0, del = 0, i, ev = 0;
+
+	qd_init(&s);
+	qd_ack(&s, &P, 0, 0, 10);
+	for (i = 0; i < 3; i++)
+		round_at(&s, &P, &t, &del, 25000, 10);
+	CHECK(s.min_rtt_us == 25000 && qd_delay_us(&s) == 0, "min %u",
+	      s.min_rtt_us);
+	/* the handover: 60 ms from one sample on, within a round */
+	samples(&s, &P, &t, 25000, 25000, 4);
+	samples(&s, &P, &t, 60000, 60000, 6);
+	CHECK(s.step_chk == QD_STEP_ROUNDS, "candidate %u", s.step_chk);
+	del += 10;
+	ev |= qd_ack(&s, &P, del, 0, 10);	/* its round: 25 ms least */
+	CHECK(!(ev & QD_ACK_STEP) && s.min_rtt_us == 25000, "too early");
+	CHECK(qd_delay_us(&s) == 0, "queue %u", qd_delay_us(&s));
+	ev |= round_at(&s, &P, &t, &del, 60000, 10);
+	CHECK(ev == QD_ACK_STEP, "step reported %u", ev);
+	CHECK(s.min_rtt_us == 60000, "min moved to %u", s.min_rtt_us);
+	CHECK(qd_delay_us(&s) == 0, "queue after the step %u",
+	      qd_delay_us(&s));
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "a loss is not congestion");
+	/* back to 30 ms: the minimum follows at once */
+	round_at(&s, &P, &t, &del, 30000, 10);
+	CHECK(s.min_rtt_us == 30000, "step down %u", s.min_rtt_us);
+	/* the new path's queue still counts: 10 ms over 30 -> delay */
+	samples(&s, &P, &t, 30000, 40000, 11);
+	round_at(&s, &P, &t, &del, 40000, 10);
+	round_at(&s, &P, &t, &del, 40000, 10);
+	CHECK(s.min_rtt_us == 30000, "ramp kept the min %u", s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "queue of 10 ms");
+
+	/* a delayed ACK: one sample 40 ms late, then the level again */
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 25000, 10);
+	samples(&s, &P, &t, 65000, 65000, 1);
+	samples(&s, &P, &t, 25000, 25000, 9);
+	CHECK(!s.step_chk, "a late ACK is not a step");
+	for (i = 0; i < 3; i++)
+		CHECK(!(round_at(&s, &P, &t, &del, 25000, 10) & QD_ACK_STEP),
+		      "round %u", i);
+	CHECK(s.min_rtt_us == 25000, "min %u", s.min_rtt_us);
+
+	/* a queue that builds 1 ms a sample, 25 -> 60 ms, then stands */
+	samples(&s, &P, &t, 25000, 60000, 36);
+	for (i = 0; i < 3; i++)
+		round_at(&s, &P, &t, &del, 60000, 10);
+	CHECK(s.min_rtt_us == 25000, "queue read as a step: %u", s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "35 ms of queue");
+	/* a jump on top of that standing queue (35 ms, over twice the
+	 * threshold): still the old minimum
+	 */
+	samples(&s, &P, &t, 90000, 90000, 1);
+	CHECK(!s.step_chk, "jump over a standing queue");
+	for (i = 0; i < 3; i++)
+		round_at(&s, &P, &t, &del, 90000, 10);
+	CHECK(s.min_rtt_us == 25000, "min %u", s.min_rtt_us);
+
+	/* our own queue of 10 ms (under twice the threshold) at a handover:
+	 * the minimum moves by the level's gain, 50 - 35 = 15 ms
+	 */
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 25000, 10);
+	samples(&s, &P, &t, 25000, 35000, 11);
+	round_at(&s, &P, &t, &del, 35000, 10);
+	samples(&s, &P, &t, 50000, 50000, 5);
+	CHECK(s.step_chk, "candidate over our queue");
+	del += 10;
+	qd_ack(&s, &P, del, 0, 10);
+	CHECK(round_at(&s, &P, &t, &del, 50000, 10) == QD_ACK_STEP,
+	      "step over our queue");
+	CHECK(s.min_rtt_us >= 40000 && s.min_rtt_us < 40000 + 128,
+	      "min %u (the level in 128 us units)", s.min_rtt_us);
+
+	/* a jump that falls back in the round after it (a burst that drains) */
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 25000, 10);
+	samples(&s, &P, &t, 35000, 35000, 5);
+	CHECK(s.step_chk, "candidate");
+	del += 10;
+	qd_ack(&s, &P, del, 0, 10);
+	samples(&s, &P, &t, 35000, 26000, 10);	/* below 25 + 1.5625 ms */
+	CHECK(!s.step_chk, "fell back");
+	del += 10;
+	CHECK(!(qd_ack(&s, &P, del, 0, 10) & QD_ACK_STEP) &&
+	      s.min_rtt_us == 25000, "min %u", s.min_rtt_us);
+
+	/* the delay signal off: no step either */
+	off.enable = 0;
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &off, 0, 0, 10);
+	round_at(&s, &off, &t, &del, 25000, 10);
+	for (i = 0; i < 3; i++)
+		ev = round_at(&s, &off, &t, &del, 60000, 10);
+	CHECK(!ev && s.min_rtt_us == 25000, "disabled: %u, min %u", ev,
+	      s.min_rtt_us);
+
+	/* in the first slow start a jump is no candidate; out of it, even a
+	 * later slow start (after a timeout) is watched; a loss event ends
+	 * the first slow start too
+	 */
+	qd_init(&s);
+	qd_step_sample(&s, &P, 25000, false);
+	qd_rtt_sample(&s, &P, 0, 25000);
+	qd_step_sample(&s, &P, 60000, false);
+	CHECK(!s.step_chk, "first slow start: candidate %u", s.step_chk);
+	qd_step_sample(&s, &P, 25000, true);
+	qd_step_sample(&s, &P, 60000, false);
+	CHECK(s.step_chk, "a later slow start: a candidate");
+	qd_init(&s);
+	qd_step_sample(&s, &P, 25000, false);
+	qd_rtt_sample(&s, &P, 0, 25000);
+	qd_loss_verdict(&s, &P);
+	qd_step_sample(&s, &P, 60000, false);
+	CHECK(s.step_chk, "after a loss: a candidate");
+
+	/* an RTT beyond 8.4 s (the level's range) saturates, no wrap */
+	qd_init(&s);
+	qd_step_sample(&s, &P, 9000000, true);
+	CHECK(s.step_last == 0xffff, "level %u", s.step_last);
+}
+
 int main(void)
 {
 	RUN(test_params);
@@ -305,5 +471,6 @@ int main(void)
 	RUN(test_cap);
 	RUN(test_reduced);
 	RUN(test_path_bdp);
+	RUN(test_path_step);
 	return check_done("test_qdelay");
 }

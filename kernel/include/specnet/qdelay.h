@@ -20,8 +20,8 @@
  *               standing queue in after 10 s, the queue looked empty and
  *               nearly every overflow loss became corruption
  *               (docs/algorithms.md, "A long window for the minimum").
- *               A path whose RTT grows (a route change) shows as a queue
- *               until the minimum expires.
+ *               A path whose RTT steps up (a LEO satellite's next hop, a
+ *               route change) moves the minimum with it (below).
  *   rtt         the least RTT sample of the last complete round (Vegas'
  *               per-RTT minimum: one delayed ACK does not make a queue)
  *   qdelay      rtt - min_rtt, the queueing delay this flow sees
@@ -59,6 +59,22 @@
  * than the threshold) and the overload grows slowly, the baseline follows
  * it: qd_cwnd_cap() then bounds the loss.
  *
+ * A path that grew longer: a queue builds packet by packet, at the rate
+ * the senders' ACK clocks add to it, so two RTT samples in a row differ by
+ * a packet or two; a longer path (a LEO handover, a route change) makes
+ * the RTT jump from one sample to the next and stay there. A jump of at
+ * least half the threshold from a level without a long standing queue
+ * (below min_rtt + 2 thresh) is a candidate step; if no sample falls back
+ * below half of it until a whole round after it has ended, the minimum
+ * moves up by what that round's least sample gained on the level before
+ * the jump (qd_step_confirm()). A queue of a competitor keeps the minimum
+ * where it was: it stands (CUBIC's, through a FIFO of more than a BDP, far
+ * above twice the threshold) before anything jumps, and it grows by
+ * ACK-clocked packets, not by half a threshold at once. Without this,
+ * every RTT rise at a handover read as queue for the 300 s window and
+ * turned each random loss into a congestion cut (docs/algorithms.md,
+ * "Path steps").
+ *
  * Growth is bounded by what the path delivers: qd_cwnd_cap() is twice the
  * BDP (BBR's cwnd gain of 2: room for a competitor's queue of one BDP)
  * plus the loss threshold's worth of packets.
@@ -83,6 +99,8 @@
 #define QD_BRK_MIN_PKTS		64	/* least packets of a breaker interval */
 #define QD_BRK_MIN_LOST		8	/* least losses of an interval that trips */
 #define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
+#define QD_STEP_SHIFT		7	/* step_last: units of 128 us */
+#define QD_STEP_ROUNDS		2	/* round ends from a jump to its check */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
 #define QD_LOSS_US_MIN		100
@@ -119,7 +137,7 @@ struct qd_params {
 	.brk_mult = QD_BRK_MULT_DEFAULT,	\
 }
 
-/* Per-connection state: 44 bytes. */
+/* Per-connection state: 44 bytes (a CC's private area is 104). */
 struct qd_state {
 	u32 min_rtt_us;		/* windowed min RTT, QD_NONE: none */
 	u32 min_stamp_us;	/* when it was taken */
@@ -131,12 +149,15 @@ struct qd_state {
 	u32 brk_lost;		/* lost count at the interval's start */
 	u32 base_ppm;		/* baseline loss fraction (corruption) */
 	u32 rate_ns;		/* recent delivery time of a packet (EWMA) */
-	u8  quiet;		/* quiet intervals seen, up to QD_BRK_WARMUP */
+	u16 step_last;		/* last RTT sample, or the level before a
+				 * candidate step, 2^QD_STEP_SHIFT us units
+				 */
 	u8  started:1,		/* rnd_end, brk_* are valid */
 	    tripped:1,		/* breaker: next loss is congestion */
-	    unused:6;
+	    quiet:3,		/* quiet intervals seen, up to QD_BRK_WARMUP */
+	    step_chk:2,		/* round ends until a candidate step's check */
+	    settled:1;		/* the first slow start is over */
 	u8  rnd_samples;	/* RTT samples in the round under way (<= 255) */
-	u8  pad;
 };
 
 enum qd_verdict {
@@ -179,6 +200,62 @@ static inline void qd_init(struct qd_state *s)
 		.rtt_us = QD_NONE,
 		.rate_ns = QD_NONE,
 	};
+}
+
+/* The queueing delay at which a loss is congestion (us). */
+static inline u32 qd_thresh_us(const struct qd_state *s,
+			       const struct qd_params *p)
+{
+	u32 t = p->loss_us;
+
+	if (s->min_rtt_us != QD_NONE)
+		t = max_t(u32, t, (u32)div_u64((u64)s->min_rtt_us * p->loss_pct,
+					       QD_PCT_UNIT));
+	if (s->pkt_ns != QD_NONE)
+		t = max_t(u32, t, (u32)min_t(u64, div_u64((u64)s->pkt_ns *
+							 QD_LOSS_PKTS, 1000),
+					     QD_NONE));
+	return t;
+}
+
+/*
+ * The step detector's part of an RTT sample @rtt_us (> 0), before
+ * qd_rtt_sample() gives it to the minimum. A candidate step holds while
+ * every sample stays at least a quarter of the threshold above the level
+ * before it; otherwise a jump of half the threshold from a level less than
+ * twice the threshold above the minimum starts one (our own queue at a
+ * handover is mostly under it; a competitor's standing queue is not). Not
+ * in the first slow start, which ends at the first sample out of slow
+ * start (@steady) or the first loss event: it sends in flights with gaps
+ * between them, and a competitor starting with it can fill its queue by a
+ * whole flight between two samples. (The slow start after a timeout is
+ * watched: a LEO handover comes with a loss burst, and the timeout it
+ * causes is where the step shows.)
+ */
+static inline void qd_step_sample(struct qd_state *s,
+				  const struct qd_params *p, u32 rtt_us,
+				  bool steady)
+{
+	u32 last = (u32)s->step_last << QD_STEP_SHIFT;
+	u32 thresh = qd_thresh_us(s, p), half = thresh >> 1;
+
+	if (!rtt_us)
+		return;
+	if (steady)
+		s->settled = 1;
+	if (!s->settled) {
+		s->step_chk = 0;
+	} else if (s->step_chk) {
+		if (rtt_us >= last + (half >> 1))
+			return;		/* the new level holds */
+		s->step_chk = 0;	/* it fell back: not a step */
+	} else if (p->enable && s->step_last && s->min_rtt_us != QD_NONE &&
+		   last < s->min_rtt_us + 2 * thresh &&
+		   rtt_us >= last + half) {
+		s->step_chk = QD_STEP_ROUNDS;	/* step_last keeps the level */
+		return;
+	}
+	s->step_last = (u16)min_t(u32, rtt_us >> QD_STEP_SHIFT, 0xffff);
 }
 
 /* An RTT sample @rtt_us (> 0) at @now_us. */
@@ -238,20 +315,23 @@ static inline u32 qd_delay_us(const struct qd_state *s)
 	return rtt - s->min_rtt_us;
 }
 
-/* The queueing delay at which a loss is congestion (us). */
-static inline u32 qd_thresh_us(const struct qd_state *s,
-			       const struct qd_params *p)
+/*
+ * A candidate step's check, at the end of the first whole round after the
+ * jump: every sample since has stayed above the level before it, and the
+ * minimum moves up by what the round's least sample gained on that level
+ * (never above the round's least sample). Returns true when it moved.
+ */
+static inline bool qd_step_confirm(struct qd_state *s)
 {
-	u32 t = p->loss_us;
+	u32 last = (u32)s->step_last << QD_STEP_SHIFT;
 
-	if (s->min_rtt_us != QD_NONE)
-		t = max_t(u32, t, (u32)div_u64((u64)s->min_rtt_us * p->loss_pct,
-					       QD_PCT_UNIT));
-	if (s->pkt_ns != QD_NONE)
-		t = max_t(u32, t, (u32)min_t(u64, div_u64((u64)s->pkt_ns *
-							 QD_LOSS_PKTS, 1000),
-					     QD_NONE));
-	return t;
+	if (s->rtt_us == QD_NONE || s->min_rtt_us == QD_NONE ||
+	    s->rtt_us <= last)
+		return false;
+	s->min_rtt_us = min_t(u32, s->min_rtt_us + (s->rtt_us - last),
+			      s->rtt_us);
+	s->step_last = (u16)min_t(u32, s->rtt_us >> QD_STEP_SHIFT, 0xffff);
+	return true;
 }
 
 /*
@@ -259,12 +339,17 @@ static inline u32 qd_thresh_us(const struct qd_state *s,
  * counts (tp->delivered, tp->lost), @in_flight the packets in flight. A
  * round ends when the packets in flight at its start are delivered; a
  * breaker interval when it is a round and holds QD_BRK_MIN_PKTS packets.
- * Returns true when this interval tripped the breaker.
+ * Returns what happened: QD_ACK_TRIP when this interval tripped the
+ * breaker, QD_ACK_STEP when the minimum RTT moved up with a path step.
  */
-static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
-			  u32 delivered, u32 lost, u32 in_flight)
+#define QD_ACK_TRIP	1U
+#define QD_ACK_STEP	2U
+static inline unsigned int qd_ack(struct qd_state *s,
+				  const struct qd_params *p,
+				  u32 delivered, u32 lost, u32 in_flight)
 {
 	u32 n_del, n_lost, n, frac, limit;
+	unsigned int ret = 0;
 	bool quiet, trip = false;
 
 	if (!s->started) {
@@ -272,10 +357,10 @@ static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
 		s->rnd_end = delivered + in_flight;
 		s->brk_delivered = delivered;
 		s->brk_lost = lost;
-		return false;
+		return 0;
 	}
 	if ((s32)(delivered - s->rnd_end) < 0)
-		return false;
+		return 0;
 	/* a round is over (one without an RTT sample changes nothing) */
 	if (s->rnd_rtt_us != QD_NONE) {
 		s->rtt_us = s->rnd_rtt_us;
@@ -283,12 +368,14 @@ static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
 	}
 	s->rnd_samples = 0;
 	s->rnd_end = delivered + max_t(u32, in_flight, 1);
+	if (s->step_chk && !--s->step_chk && qd_step_confirm(s))
+		ret |= QD_ACK_STEP;
 
 	n_del = delivered - s->brk_delivered;
 	n_lost = lost - s->brk_lost;
 	n = n_del + n_lost;
 	if (n < QD_BRK_MIN_PKTS || n < n_lost)
-		return false;
+		return ret;
 	s->brk_delivered = delivered;
 	s->brk_lost = lost;
 	frac = (u32)div_u64((u64)n_lost * QD_PPM_UNIT, n);
@@ -310,13 +397,14 @@ static inline bool qd_ack(struct qd_state *s, const struct qd_params *p,
 		if (s->quiet < QD_BRK_WARMUP)
 			s->quiet++;
 	}
-	return trip;
+	return ret | (trip ? QD_ACK_TRIP : 0);
 }
 
 /* The evidence a loss event has; consumes a tripped breaker. */
 static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 					      const struct qd_params *p)
 {
+	s->settled = 1;		/* a loss ends the first slow start's watch */
 	if (!p->enable)
 		return QD_QUIET;
 	if (s->tripped) {
