@@ -1158,7 +1158,17 @@ def main(argv=None):
         with open(prev) as f:
             old = json.load(f)
         records, meta = old["records"], old["meta"]
-        print(f"specnet-bench: resuming {out}: {len({r['key'] for r in records})} cases done")
+        commit = lab.git_commit()
+        if meta.get("commit", commit) != commit:
+            # its records measured other code: never mixed with this run's
+            kept = os.path.join(out, f"results.{meta['commit']}.json")
+            os.replace(prev, kept)
+            print(f"specnet-bench: {out} holds a run at commit {meta['commit']}, the tree is "
+                  f"at {commit}: starting over (that run kept as {kept})")
+            records, meta = [], None
+        else:
+            print(f"specnet-bench: resuming {out}: {len({r['key'] for r in records})} "
+                  "cases done")
     meta = meta or dict(suite=name, date=stamp, kernel=lab.kernel_release(),
                         commit=lab.git_commit(), skipped=[])
 

@@ -526,3 +526,13 @@ def test_module_parameters_recorded_and_a_resume_with_others_refused(tmp_path, m
     with pytest.raises(SystemExit) as e:
         bench.main(argv)
     assert "other module parameters" in str(e.value)
+    # a run of another commit is not resumed: its records measured other
+    # code; it is kept aside and the run starts over
+    with open(out / "results.json") as f:
+        first = json.load(f)["meta"]["commit"]
+    monkeypatch.setattr(bench.lab, "git_commit", lambda: "f00dcafe")
+    assert bench.main(argv) == 0
+    with open(out / "results.json") as f:
+        assert json.load(f)["meta"]["commit"] == "f00dcafe"
+    with open(out / f"results.{first}.json") as f:
+        assert json.load(f)["meta"]["commit"] == first
