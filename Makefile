@@ -161,8 +161,9 @@ endif
 # specnet-bench in the VM. SUITE=headline (default: the figures docs/results
 # quotes, medians over repetitions), full or tiny; or SCENARIO=<name> for one
 # scenario with its full set of cases. BENCH_OUT is the results directory: a
-# run stopped half way resumes when given the same one (SCENARIO runs use a
-# fixed one by default, so they always resume). BENCH_ARGS for more (e.g.
+# run stopped half way resumes when given the same one at the same commit
+# (SCENARIO runs use a fixed one by default, so they resume; a run of another
+# commit is kept aside as results.<commit>.json and the run starts over). BENCH_ARGS for more (e.g.
 # --seconds 30 --reps 5). The summary and plots are published under
 # docs/results/bench-<suite or scenario>/.
 SUITE ?= headline
