@@ -218,6 +218,12 @@ static inline u32 qd_thresh_us(const struct qd_state *s,
 	return t;
 }
 
+/* An RTT in step_last's units, saturated at its range (8.4 s). */
+static inline u16 qd_step_level(u32 rtt_us)
+{
+	return (u16)min_t(u32, rtt_us >> QD_STEP_SHIFT, 0xffff);
+}
+
 /*
  * The step detector's part of an RTT sample @rtt_us (> 0), before
  * qd_rtt_sample() gives it to the minimum. A candidate step holds while
@@ -255,7 +261,7 @@ static inline void qd_step_sample(struct qd_state *s,
 		s->step_chk = QD_STEP_ROUNDS;	/* step_last keeps the level */
 		return;
 	}
-	s->step_last = (u16)min_t(u32, rtt_us >> QD_STEP_SHIFT, 0xffff);
+	s->step_last = qd_step_level(rtt_us);
 }
 
 /* An RTT sample @rtt_us (> 0) at @now_us. */
@@ -330,7 +336,7 @@ static inline bool qd_step_confirm(struct qd_state *s)
 		return false;
 	s->min_rtt_us = min_t(u32, s->min_rtt_us + (s->rtt_us - last),
 			      s->rtt_us);
-	s->step_last = (u16)min_t(u32, s->rtt_us >> QD_STEP_SHIFT, 0xffff);
+	s->step_last = qd_step_level(s->rtt_us);
 	return true;
 }
 
