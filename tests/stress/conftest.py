@@ -6,6 +6,10 @@ the documented counts)."""
 import importlib.util
 import os
 
+import pytest
+
+import stresslib
+
 _spec = importlib.util.spec_from_file_location(
     "specnet_integration_conftest",
     os.path.join(os.path.dirname(__file__), "..", "integration", "conftest.py"))
@@ -15,4 +19,14 @@ _spec.loader.exec_module(_it)
 pytest_collection_modifyitems = _it.pytest_collection_modifyitems
 _figures_file = _it._figures_file
 figure = _it.figure
+spec = _it.spec
 no_leftover_namespaces = _it.no_leftover_namespaces
+
+
+@pytest.fixture(scope="session", autouse=True)
+def memory_baseline():
+    """Before the first test: the slab in use (caches dropped) and, on a
+    kernel with kmemleak, its list of suspects cleared, so that
+    test_zz_memory judges what the suite left behind."""
+    stresslib.memory_baseline()
+    yield

@@ -82,6 +82,64 @@ def _hold(cc, nbytes):
     ls.close()
 
 
+# ---- memory: the slab and kmemleak, before the suite and after it ----------
+
+KMEMLEAK = "/sys/kernel/debug/kmemleak"
+_baseline = {}
+
+
+def _debugfs():
+    if not os.path.exists("/sys/kernel/debug/kmemleak") and \
+            not os.path.ismount("/sys/kernel/debug"):
+        subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"],
+                       stderr=subprocess.DEVNULL)
+    return os.path.exists(KMEMLEAK)
+
+
+def slab_kib():
+    """Slab: of /proc/meminfo (KiB) after the kernel's caches are dropped
+    and RCU callbacks have run."""
+    subprocess.run(["sync"])
+    time.sleep(1)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+    time.sleep(1)
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("Slab:"):
+                return int(line.split()[1])
+    raise RuntimeError("no Slab: in /proc/meminfo")
+
+
+def memory_baseline():
+    """The slab before the suite; kmemleak's suspects so far cleared (the
+    boot's are not the suite's)."""
+    if _debugfs():
+        with open(KMEMLEAK, "w") as f:
+            f.write("clear\n")
+    _baseline["slab_kib"] = slab_kib()
+    _baseline["kmemleak"] = os.path.exists(KMEMLEAK)
+    return dict(_baseline)
+
+
+def baseline():
+    return dict(_baseline)
+
+
+def kmemleak_scan():
+    """kmemleak's unreferenced objects after two scans (an object must be
+    seen unreferenced twice, and be older than 5 s, to be reported);
+    None on a kernel without kmemleak."""
+    if not _debugfs():
+        return None
+    for _ in range(2):
+        time.sleep(6)
+        with open(KMEMLEAK, "w") as f:
+            f.write("scan\n")
+    with open(KMEMLEAK) as f:
+        return f.read()
+
+
 if __name__ == "__main__" and sys.argv[1:2] == ["flood"]:
     _flood(sys.argv[2], float(sys.argv[3]))
 elif __name__ == "__main__" and sys.argv[1:2] == ["hold"]:
