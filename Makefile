@@ -7,8 +7,8 @@
 #   make demo            the lossy satellite-link scenario in the VM (results/ + PNG)
 #   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
 #   make cost            per-update / ACK / packet instruction counts (callgrind, host)
-#   make stress          fuzzing, unload/netns cycles and churn in the VM, then
-#                        make fuzz (long)
+#   make stress          make fuzz, then the stress suite and a soak in the VM on
+#                        debug kernels (KASAN, kmemleak, lockdep; built once) (long)
 #   make fuzz            the userspace parsers under libFuzzer + ASan/UBSan, each
 #                        for FUZZ_SECONDS (default 600); any report fails it
 #   make install         modules into /lib/modules/<release>/updates + depmod
@@ -19,10 +19,23 @@ BUILD    := $(TOP)/build
 VENV     ?= $(TOP)/.venv
 PY       := $(VENV)/bin/python
 
-# Supported kernels: every installed Debian kernel with headers, 6.1 and 6.12.
+# Supported kernels: every installed Debian kernel with headers, 6.1 and 6.12
+# (the debug kernels of make stress, *-specnet-debug, are not among them).
 SUPPORTED_RE := ^6\.(1|12)\.
 ALL_KVERS := $(shell for d in /lib/modules/*/build; do \
-	[ -e "$$d/Makefile" ] && basename "$$(dirname "$$d")"; done | grep -E '$(SUPPORTED_RE)' | sort -V)
+	[ -e "$$d/Makefile" ] && basename "$$(dirname "$$d")"; done | grep -E '$(SUPPORTED_RE)' | \
+	grep -v -e '-specnet-debug$$' | sort -V)
+# make stress's kernels: Debian's linux-source of each series built with the
+# kernel's checkers (scripts/debug-kernel.sh; cached in SPECNET_DEBUG_CACHE,
+# default /var/cache/specnet/debug-kernels). STRESS_KERNELS=production runs
+# the stress suite on ALL_KVERS instead.
+DEBUG_SERIES ?= 6.1 6.12
+STRESS_KERNELS ?= debug
+ifeq ($(STRESS_KERNELS),production)
+  STRESS_KVERS = $(ALL_KVERS)
+else
+  STRESS_KVERS = $(shell $(TOP)/scripts/debug-kernel.sh --print $(DEBUG_SERIES))
+endif
 RUNNING  := $(shell uname -r)
 ifeq ($(origin KVER),undefined)
   ifneq ($(wildcard /lib/modules/$(RUNNING)/build/Makefile),)
@@ -41,7 +54,7 @@ SRC_SUB  ?= src
 EXTRA    ?=
 
 .PHONY: all modules userspace setup test test-host test-vm demo bench check cost stress stress-run \
-	fuzz fuzz-run install clean help print-kvers demo-run bench-run test-run
+	fuzz fuzz-run debug-kernels install clean help print-kvers demo-run bench-run test-run
 
 all: modules userspace
 
@@ -116,23 +129,28 @@ test-run:
 test-host: setup
 	@$(PY) $(TOP)/tests/run.py --host-only
 
-# The stress suite (tests/stress) in the VM on every kernel: netlink fuzz
-# of redopt, module parameters fuzzed, load/unload and netns cycles, tc
-# churn under traffic; any kernel report in a guest's log fails it. Writes
-# docs/results/reliability.md. STRESS_SCALE=0.1 for a short run.
-# make stress first fuzzes the userspace parsers (make fuzz), FUZZ_SECONDS
-# scaled by STRESS_SCALE, so that the report holds both; either part
-# failing fails it.
+# The stress suite (tests/stress) in the VM on each debug kernel (KASAN,
+# kmemleak, lockdep, UBSAN; built once, about 20 min a series): netlink
+# fuzz of redopt, module parameters fuzzed, load/unload and netns cycles,
+# tc churn under traffic, a soak, then kmemleak and the slab; any kernel
+# report in a guest's log fails it. Writes docs/results/reliability.md.
+# STRESS_SCALE=0.1 for a short run. make stress first fuzzes the userspace
+# parsers (make fuzz), FUZZ_SECONDS scaled by STRESS_SCALE, so that the
+# report holds both; either part failing fails it.
 stress: setup
 	@rc=0; $(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=$(STRESS_FUZZ_SECONDS) || rc=1; \
+	$(MAKE) --no-print-directory debug-kernels && \
 	$(MAKE) --no-print-directory stress-run || rc=1; \
 	exit $$rc
+debug-kernels:
+	@$(if $(filter production,$(STRESS_KERNELS)),true,$(TOP)/scripts/debug-kernel.sh $(DEBUG_SERIES))
 stress-run:
-	@[ -n "$(ALL_KVERS)" ] || $(NOKERNEL)
-	@echo "stress: kernels $(ALL_KVERS)"
+	@[ -n "$(STRESS_KVERS)" ] || { echo "no kernel for make stress (make debug-kernels," \
+		"or STRESS_KERNELS=production)"; exit 1; }
+	@echo "stress: kernels $(STRESS_KVERS)"
 	@STRESS_SCALE=$(or $(STRESS_SCALE),1) $(PY) $(TOP)/tests/run.py --suite stress \
-		--kernels "$(ALL_KVERS)" $(if $(K),-k "$(K)"); rc=$$?; \
-	$(PY) $(TOP)/tests/stress/report.py $(ALL_KVERS) || rc=1; exit $$rc
+		--kernels "$(STRESS_KVERS)" $(if $(K),-k "$(K)"); rc=$$?; \
+	$(PY) $(TOP)/tests/stress/report.py $(STRESS_KVERS) || rc=1; exit $$rc
 
 # The parsers of the tc plugin, specctl and specd under libFuzzer with ASan
 # and UBSan (clang): each harness of tests/fuzz for FUZZ_SECONDS over a

@@ -16,6 +16,9 @@ import pytest
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FAKE = ("6.1.0-99-amd64", "6.12.99+deb12-amd64")
+# a debug kernel of make stress (scripts/debug-kernel.sh): never one of the
+# kernels of make test, demo or bench
+FAKE_DEBUG = "6.1.192-specnet-debug"
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which("unshare"),
@@ -27,7 +30,8 @@ def fresh_make(tmp_path, target):
     setup.write_text("set -e\n" + "".join(
         f"mkdir -p /lib/modules/{k}/build\n"
         f"printf 'all:\\n' > /lib/modules/{k}/build/Makefile\n"
-        f"touch /boot/vmlinuz-{k}\n" for k in FAKE) + "echo 'setup: installed kernels'\n")
+        f"touch /boot/vmlinuz-{k}\n" for k in FAKE + (FAKE_DEBUG,)) +
+        "echo 'setup: installed kernels'\n")
     script = ("set -e; mkdir -p /lib/modules /boot; "
               "mount -t tmpfs none /boot; mount -t tmpfs none /lib/modules; "
               # the namespace starts as a fresh machine: no kernel at all
