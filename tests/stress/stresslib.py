@@ -10,6 +10,7 @@
 
 Run them inside a namespace (ip netns exec).
 """
+import importlib.util
 import os
 import socket
 import subprocess
@@ -17,6 +18,15 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(name, path):
+    """The Python file @path (relative to tests/stress) as module @name:
+    the stress suite reuses the integration suite's fixtures and beds."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, path))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def scaled(n):
@@ -112,11 +122,13 @@ def slab_kib():
 
 
 def memory_baseline():
-    """The slab before the suite; kmemleak's suspects so far cleared (the
-    boot's are not the suite's)."""
+    """The slab before the suite; kmemleak's suspects so far found and
+    cleared (the boot's are not the suite's: clear only forgets objects a
+    scan has reported, so it scans first)."""
     if _debugfs():
-        with open(KMEMLEAK, "w") as f:
-            f.write("clear\n")
+        for cmd in ("scan", "clear"):
+            with open(KMEMLEAK, "w") as f:
+                f.write(cmd + "\n")
     _baseline["slab_kib"] = slab_kib()
     _baseline["kmemleak"] = os.path.exists(KMEMLEAK)
     return dict(_baseline)

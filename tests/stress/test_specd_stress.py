@@ -16,8 +16,6 @@ at ROUTE_CHANGES a minute, specd must:
 * on SIGTERM withdraw every route it owns, and leave every other route as
   it was.
 """
-import importlib.util
-import os
 import random
 import signal
 import threading
@@ -26,11 +24,7 @@ import time
 import specnet_lab as lab
 import stresslib
 
-_spec = importlib.util.spec_from_file_location(
-    "specnet_test_specd",
-    os.path.join(os.path.dirname(__file__), "..", "integration", "test_specd.py"))
-_sd = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_sd)
+_sd = stresslib.load("specnet_test_specd", "../integration/test_specd.py")
 rt_protos = _sd.rt_protos
 sd = _sd.sd
 
