@@ -430,8 +430,9 @@ static void test_path_step(void)
 	t = del = 0;
 	qd_ack(&s, &off, 0, 0, 10);
 	round_at(&s, &off, &t, &del, 25000, 10);
+	ev = 0;
 	for (i = 0; i < 3; i++)
-		ev = round_at(&s, &off, &t, &del, 60000, 10);
+		ev |= round_at(&s, &off, &t, &del, 60000, 10);
 	CHECK(!ev && s.min_rtt_us == 25000, "disabled: %u, min %u", ev,
 	      s.min_rtt_us);
 
@@ -458,6 +459,54 @@ static void test_path_step(void)
 	qd_init(&s);
 	qd_step_sample(&s, &P, 9000000, true);
 	CHECK(s.step_last == 0xffff, "level %u", s.step_last);
+	/* ... and a saturated level sees no step: min 9 s (threshold
+	 * 2.25 s), then 1 s of queue is not a move of the path
+	 */
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 9000000, 10);
+	ev = 0;
+	for (i = 0; i < 3; i++)
+		ev |= round_at(&s, &P, &t, &del, 10000000, 10);
+	CHECK(!ev && s.min_rtt_us == 9000000, "saturated level: %u, min %u",
+	      ev, s.min_rtt_us);
+
+	/* a threshold under the level's unit (loss_us 100, min 400 us): a
+	 * flat RTT is no jump for the level's rounding (500 us is 384 in
+	 * 128 us units), so 100 us of queue still reads as congestion
+	 */
+	off = P;
+	off.loss_us = 100;
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &off, 0, 0, 10);
+	round_at(&s, &off, &t, &del, 400, 10);
+	ev = 0;
+	for (i = 0; i < 4; i++)
+		ev |= round_at(&s, &off, &t, &del, 500, 10);
+	CHECK(!ev && s.min_rtt_us == 400, "rounding: %u, min %u", ev,
+	      s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &off) == QD_DELAY, "100 us of queue");
+
+	/* a round without an RTT sample (all retransmissions) is not the
+	 * round that confirms: the next round with samples is
+	 */
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 25000, 10);
+	samples(&s, &P, &t, 25000, 25000, 4);
+	samples(&s, &P, &t, 60000, 60000, 6);
+	del += 10;
+	qd_ack(&s, &P, del, 0, 10);		/* the jump's round */
+	del += 10;
+	ev = qd_ack(&s, &P, del, 0, 10);	/* no sample */
+	CHECK(!ev && s.step_chk == 1 && s.min_rtt_us == 25000,
+	      "sample-less round: %u, check %u, min %u", ev, s.step_chk,
+	      s.min_rtt_us);
+	CHECK(round_at(&s, &P, &t, &del, 60000, 10) == QD_ACK_STEP &&
+	      s.min_rtt_us == 60000, "then the step, min %u", s.min_rtt_us);
 }
 
 int main(void)

@@ -218,10 +218,13 @@ static inline u32 qd_thresh_us(const struct qd_state *s,
 	return t;
 }
 
-/* An RTT in step_last's units, saturated at its range (8.4 s). */
+/* An RTT in step_last's units, rounded down, saturated at its range
+ * (QD_STEP_MAX: 8.4 s).
+ */
+#define QD_STEP_MAX	0xffffU
 static inline u16 qd_step_level(u32 rtt_us)
 {
-	return (u16)min_t(u32, rtt_us >> QD_STEP_SHIFT, 0xffff);
+	return (u16)min_t(u32, rtt_us >> QD_STEP_SHIFT, QD_STEP_MAX);
 }
 
 /*
@@ -236,7 +239,11 @@ static inline u16 qd_step_level(u32 rtt_us)
  * between them, and a competitor starting with it can fill its queue by a
  * whole flight between two samples. (The slow start after a timeout is
  * watched: a LEO handover comes with a loss burst, and the timeout it
- * causes is where the step shows.)
+ * causes is where the step shows.) The jump is measured from the top of
+ * the level's 128 us unit, so that its rounding never makes a flat RTT a
+ * jump; no step is seen from a level of 0 (no sample yet, or under
+ * 128 us) or from a saturated one (8.4 s and more: the level no longer
+ * says where the RTT was).
  */
 static inline void qd_step_sample(struct qd_state *s,
 				  const struct qd_params *p, u32 rtt_us,
@@ -255,9 +262,10 @@ static inline void qd_step_sample(struct qd_state *s,
 		if (rtt_us >= last + (half >> 1))
 			return;		/* the new level holds */
 		s->step_chk = 0;	/* it fell back: not a step */
-	} else if (p->enable && s->step_last && s->min_rtt_us != QD_NONE &&
+	} else if (p->enable && s->step_last && s->step_last < QD_STEP_MAX &&
+		   s->min_rtt_us != QD_NONE &&
 		   last < s->min_rtt_us + 2 * thresh &&
-		   rtt_us >= last + half) {
+		   rtt_us >= last + (1U << QD_STEP_SHIFT) - 1 + half) {
 		s->step_chk = QD_STEP_ROUNDS;	/* step_last keeps the level */
 		return;
 	}
@@ -322,21 +330,24 @@ static inline u32 qd_delay_us(const struct qd_state *s)
 }
 
 /*
- * A candidate step's check, at the end of the first whole round after the
- * jump: every sample since has stayed above the level before it, and the
- * minimum moves up by what the round's least sample gained on that level
- * (never above the round's least sample). Returns true when it moved.
+ * A candidate step's check, at the end of the first whole round with RTT
+ * samples after the jump: every sample since has stayed above the level
+ * before it, and the minimum moves up by what the round's least sample
+ * gained on that level (never above the round's least sample). Returns
+ * true when it moved.
  */
 static inline bool qd_step_confirm(struct qd_state *s)
 {
-	u32 last = (u32)s->step_last << QD_STEP_SHIFT;
+	u32 last = (u32)s->step_last << QD_STEP_SHIFT, min;
 
 	if (s->rtt_us == QD_NONE || s->min_rtt_us == QD_NONE ||
 	    s->rtt_us <= last)
 		return false;
-	s->min_rtt_us = min_t(u32, s->min_rtt_us + (s->rtt_us - last),
-			      s->rtt_us);
+	min = min_t(u32, s->min_rtt_us + (s->rtt_us - last), s->rtt_us);
 	s->step_last = qd_step_level(s->rtt_us);
+	if (min <= s->min_rtt_us)
+		return false;
+	s->min_rtt_us = min;
 	return true;
 }
 
@@ -367,15 +378,19 @@ static inline unsigned int qd_ack(struct qd_state *s,
 	}
 	if ((s32)(delivered - s->rnd_end) < 0)
 		return 0;
-	/* a round is over (one without an RTT sample changes nothing) */
+	/* a round is over (one without an RTT sample changes nothing, and
+	 * is no round of a candidate step's check either: all its packets
+	 * may have been retransmissions)
+	 */
 	if (s->rnd_rtt_us != QD_NONE) {
 		s->rtt_us = s->rnd_rtt_us;
 		s->rnd_rtt_us = QD_NONE;
+		if (s->step_chk && !--s->step_chk && p->enable &&
+		    qd_step_confirm(s))
+			ret |= QD_ACK_STEP;
 	}
 	s->rnd_samples = 0;
 	s->rnd_end = delivered + max_t(u32, in_flight, 1);
-	if (s->step_chk && !--s->step_chk && qd_step_confirm(s))
-		ret |= QD_ACK_STEP;
 
 	n_del = delivered - s->brk_delivered;
 	n_lost = lost - s->brk_lost;
