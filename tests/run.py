@@ -273,6 +273,15 @@ def junit_slowest(cases, n=8):
     return ", ".join(f"{name} {t:.0f}s" for t, name in timed[:n])
 
 
+def tree_commit():
+    """HEAD's short hash, with " (modified)" when the tree differs from it
+    in tracked files."""
+    head = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "-C", TOP, "diff", "--quiet", "HEAD"]).returncode
+    return head + (" (modified)" if dirty else "")
+
+
 def vm_suite(kernel, select, suite="integration"):
     """The @suite (tests/<suite>) in a guest on @kernel; returns what to
     print, so that suites run side by side print whole."""
@@ -284,6 +293,9 @@ def vm_suite(kernel, select, suite="integration"):
     for old in (junit, os.path.join(kdir, "figures.json")):
         if os.path.exists(old):
             os.unlink(old)
+    # the code this run measures, for the report written after it
+    with open(os.path.join(kdir, f"vm-{suite}.commit"), "w") as f:
+        f.write(tree_commit() + "\n")
     sel = f" -k {select!r}" if select else ""
     # the kernel log goes to build/<release>/dmesg.log as it is written, so an
     # oops is on the host even when the guest dies

@@ -72,6 +72,11 @@ def main(kernels):
         total_reports += len(reports)
         ch = checkers(k)
         lines += [f"## Kernel {k}", ""]
+        try:
+            at = open(os.path.join(kdir, "vm-stress.commit")).read().strip()
+        except OSError:
+            at = "unknown (no vm-stress.commit)"
+        lines += [f"Run at commit {at}.", ""]
         if ch is None:
             lines.append("Checkers: unknown (no /boot/config of this kernel).")
         elif ch:
