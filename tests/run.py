@@ -293,15 +293,16 @@ def vm_suite(kernel, select, suite="integration"):
     for old in (junit, os.path.join(kdir, "figures.json")):
         if os.path.exists(old):
             os.unlink(old)
-    # the code this run measures, for the report written after it
-    with open(os.path.join(kdir, f"vm-{suite}.commit"), "w") as f:
-        f.write(tree_commit() + "\n")
     sel = f" -k {select!r}" if select else ""
     # the kernel log goes to build/<release>/dmesg.log as it is written, so an
     # oops is on the host even when the guest dies
     dmesg = os.path.join(kdir, "dmesg.log")
     scale = os.environ.get("STRESS_SCALE")
     env = f"STRESS_SCALE={float(scale)} " if scale and suite == "stress" else ""
+    # the code this run measures and its scale, for the report written
+    # after it (tests/stress/report.py)
+    with open(os.path.join(kdir, f"vm-{suite}.run.json"), "w") as f:
+        json.dump({"commit": tree_commit(), "scale": float(scale or 1)}, f)
     cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "
            f"{env}{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
            f"--junitxml={junit}{sel} tests/{suite}")
