@@ -145,7 +145,8 @@ def host_unit():
 # oops, refcount and list corruption. Any of them in a guest's log fails
 # the run, printed whole.
 KERNEL_REPORT = re.compile(
-    r"BUG: |WARNING: |KASAN: |UBSAN: |KFENCE: |kmemleak: .*(?:unreferenced|leak)|"
+    r"BUG: |WARNING: |KASAN: |UBSAN: |KFENCE: |kmemleak: \d+ new suspected memory leak|"
+    r"unreferenced object 0x|"
     r"possible circular locking|possible recursive locking|inconsistent lock state|"
     r"sleeping function called from invalid context|general protection fault|"
     r"Oops: |refcount_t: |list_(?:add|del) corruption|RCU detected stall|"

@@ -243,8 +243,14 @@ def test_harness_check_outside_case_fails(harness):
 
 
 LOG_CLEAN = """[    0.000000] Linux version 6.1.0-56-amd64
+[    0.938130] kasan: KernelAddressSanitizer initialized
+[    1.405721] rcu: 	RCU lockdep checking is enabled.
 [   12.345678] tcp_spec: registered (spec, spec-reno)
 [   13.000000] sch_redopt: limit 51 packets
+[   17.936648] kmemleak: Kernel memory leak detector initialized (mem pool available: 35778)
+[   18.000000] kmemleak: Automatic memory scanning thread started
+"""
+LOG_KMEMLEAK = LOG_CLEAN + """[  900.0] kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
 """
 LOG_WARN = LOG_CLEAN + """[   14.000000] ------------[ cut here ]------------
 [   14.000001] WARNING: CPU: 0 PID: 1234 at net/ipv4/tcp_input.c:2900 tcp_fastretrans_alert+0x1/0x2
@@ -274,6 +280,15 @@ def test_warning_reported_whole(tmp_path):
     assert r[0].startswith("[   14.000001] WARNING: CPU: 0")
     assert "Call Trace:" in r[0] and r[0].endswith("---[ end trace 0000000000000000 ]---")
     assert "after the report" not in r[0]
+
+
+def test_kmemleak_report_but_not_its_banner(tmp_path):
+    """A debug kernel's boot banners (kmemleak, KASAN, lockdep) are no
+    report; kmemleak's count of new suspects is."""
+    p = tmp_path / "dmesg.log"
+    p.write_text(LOG_KMEMLEAK)
+    r = run.kernel_reports(str(p))
+    assert len(r) == 1 and "3 new suspected memory leaks" in r[0], r
 
 
 def test_kasan_and_unreadable_log_reported(tmp_path):
