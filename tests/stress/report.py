@@ -102,8 +102,12 @@ def main(kernels):
             lines += ["", "```", r, "```"]
         lines.append("")
     lines += ["## Userspace parsers (libFuzzer, ASan + UBSan)", ""]
+    summary = os.path.join(TOP, "build", "fuzz", "summary.txt")
     try:
-        fz = open(os.path.join(TOP, "build", "fuzz", "summary.txt")).read().splitlines()
+        fz = open(summary).read().splitlines()
+        when = datetime.datetime.fromtimestamp(os.path.getmtime(summary),
+                                               datetime.timezone.utc)
+        lines += [f"From the `make fuzz` run that ended {when:%Y-%m-%d %H:%M} UTC.", ""]
     except OSError:
         fz = []
     lines += [f"* {x}" for x in fz] or ["No fuzzing run (`make fuzz`) found."]
