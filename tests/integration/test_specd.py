@@ -74,7 +74,7 @@ class SpecdLab:
         lab.sh(f"ip route add {self.d}/32 via 10.{n.base}.1.1 proto static", ns=self.ns)
         for r in ("a", "b", "c"):
             self.wait(lambda r=r: lab.run(f"timeout 2 bash -c '</dev/tcp/{self.ip(r)}/5201'",
-                                          ns=self.ns)[0] == 0, 10, f"banner server on {r}")
+                                          ns=self.ns)[0] == 0, 60, f"banner server on {r}")
         self.foreign = self.foreign_routes()
         return self
 
