@@ -173,7 +173,8 @@ static int redopt_get_double(double *val, const char *arg)
  * integer unchecked, undefined beyond the type: bound NUMBER<suffix> by
  * @max first. The suffix's unit is what the parser makes of "1000<suffix>"
  * / 1000 (keeps "bit" and "ns" exact; "1<suffix>" for sizes, whose "gb"
- * times 1000 would not fit). max in bytes/s, us or bytes.
+ * times 1000 would not fit). max in bytes/s, us or bytes. A unit is
+ * letters only: "5e9e95" would make the probe "1e95", itself out of range.
  */
 enum redopt_kind { REDOPT_RATE, REDOPT_TIME, REDOPT_SIZE };
 
@@ -191,6 +192,9 @@ static bool redopt_fits(const char *arg, enum redopt_kind kind, double max)
 	if (!isfinite(num) || num < 0 ||
 	    snprintf(buf, sizeof(buf), "%u%s", mult, end) >= (int)sizeof(buf))
 		return false;
+	for (const char *c = end; *c; c++)
+		if (!isalpha((unsigned char)*c))
+			return false;
 	switch (kind) {
 	case REDOPT_RATE:
 		err = get_rate64(&unit, buf);
