@@ -90,6 +90,11 @@ def main(kernels):
         else:
             lines.append(f"Stress suite: {counts[0]} passed, {counts[1]} failed, "
                          f"{counts[2]} skipped.")
+            for tc in cases:
+                bad = [c for c in tc if c.tag in ("failure", "error")]
+                if bad:
+                    why = (bad[0].get("message") or "").splitlines()[:1]
+                    lines.append(f"* failed: `{tc.get('name')}`: {why[0] if why else bad[0].tag}")
         lines.append(f"Kernel reports in the guest's log: {len(reports)}.")
         lines += ["", "| figure | value |", "|---|---|"]
         try:
