@@ -865,7 +865,11 @@ def test_change_under_traffic_trims_queue(redopt, figure):
         figure("qlen before/after, new limit", f"{before['qlen']}/{after['qlen']}, {limit}")
         assert before["qlen"] > limit, (before, limit)
         assert after["qlen"] <= limit, after
-        assert after["overflow"] - before["overflow"] >= before["qlen"] - limit - 5, (before, after)
+        # the queue moves between the two dumps (a TCG guest can leave
+        # 0.1-0.2 s there: 10-20 packets at 1 Mbit/s); a trim not counted
+        # as overflow misses by the whole excess (~300 packets)
+        assert after["overflow"] - before["overflow"] >= before["qlen"] - limit - 20, \
+            (before, after)
         # the parent's count follows (qdisc_tree_reduce_backlog); text, as
         # iproute2 6.1's JSON for htb is malformed
         out = lab.sh(f"tc -s qdisc show dev {dev}", ns=ns)
