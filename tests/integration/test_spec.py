@@ -583,6 +583,11 @@ def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
         assert evs, "no tcp_probe events"
         bdp = 10e6 * 0.060 / 8 / 1514
         late = [e["cwnd"] for e in evs if e["t"] >= evs[0]["t"] + 13]
+        before = sorted(e["srtt"] for e in evs
+                        if evs[0]["t"] + 7.5 <= e["t"] < evs[0]["t"] + 8.5)
+        figure("srtt before the step, ms (min, median, max)",
+               [round(before[i] / 1000, 1) for i in (0, len(before) // 2, -1)]
+               if before else None)
         figure("spec goodput, Mbit/s", round(lab.goodput_bps(res["r"]) / 1e6, 2))
         figure("loss events / delay congestion / path steps",
                f"{n['loss_events']}/{n['delay_congestion']}/{n['path_steps']}")

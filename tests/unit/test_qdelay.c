@@ -409,6 +409,33 @@ static void test_path_step(void)
 	CHECK(s.min_rtt_us >= 40000 && s.min_rtt_us < 40000 + 128,
 	      "min %u (the level in 128 us units)", s.min_rtt_us);
 
+	/* our own queue swinging 5-15 ms: the last sample before the
+	 * handover (40 ms) is over twice the threshold, the round's least
+	 * (30 ms) is not; the minimum moves by the jump from that last
+	 * sample, 75 - 40 = 35 ms
+	 */
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 25000, 10);
+	samples(&s, &P, &t, 25000, 30000, 6);	/* it builds, 1 ms a sample */
+	for (i = 0; i < 3; i++) {
+		samples(&s, &P, &t, 30000, 40000, 11);
+		del += 10;
+		qd_ack(&s, &P, del, 0, 10);
+	}
+	samples(&s, &P, &t, 30000, 40000, 11);
+	CHECK(s.rtt_us == 30000 && s.min_rtt_us == 25000, "round %u, min %u",
+	      s.rtt_us, s.min_rtt_us);
+	samples(&s, &P, &t, 75000, 75000, 5);
+	CHECK(s.step_chk, "candidate over our swinging queue");
+	del += 10;
+	qd_ack(&s, &P, del, 0, 10);
+	CHECK(round_at(&s, &P, &t, &del, 75000, 10) == QD_ACK_STEP,
+	      "step over our swinging queue");
+	CHECK(s.min_rtt_us >= 60000 && s.min_rtt_us < 60000 + 128,
+	      "min %u", s.min_rtt_us);
+
 	/* a jump that falls back in the round after it (a burst that drains) */
 	qd_init(&s);
 	t = del = 0;

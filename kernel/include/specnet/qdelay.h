@@ -218,6 +218,14 @@ static inline u32 qd_thresh_us(const struct qd_state *s,
 	return t;
 }
 
+/* The RTT the queue estimate reads: the last complete round's least
+ * sample, or the round under way's before the first round ends.
+ */
+static inline u32 qd_rtt(const struct qd_state *s)
+{
+	return s->rtt_us != QD_NONE ? s->rtt_us : s->rnd_rtt_us;
+}
+
 /* An RTT in step_last's units, rounded down, saturated at its range
  * (QD_STEP_MAX: 8.4 s).
  */
@@ -232,8 +240,11 @@ static inline u16 qd_step_level(u32 rtt_us)
  * qd_rtt_sample() gives it to the minimum. A candidate step holds while
  * every sample stays at least a quarter of the threshold above the level
  * before it; otherwise a jump of half the threshold from a level less than
- * twice the threshold above the minimum starts one (our own queue at a
- * handover is mostly under it; a competitor's standing queue is not). Not
+ * twice the threshold above the minimum starts one, the level being the
+ * last sample or the last round's least, whichever is lower (our own queue
+ * at a handover is mostly under it, and its least sample of a round is
+ * under it even when a burst puts the last sample over; a competitor's
+ * standing queue is not). Not
  * in the first slow start, which ends at the first sample out of slow
  * start (@steady) or the first loss event: it sends in flights with gaps
  * between them, and a competitor starting with it can fill its queue by a
@@ -264,7 +275,7 @@ static inline void qd_step_sample(struct qd_state *s,
 		s->step_chk = 0;	/* it fell back: not a step */
 	} else if (p->enable && s->step_last && s->step_last < QD_STEP_MAX &&
 		   s->min_rtt_us != QD_NONE &&
-		   last < s->min_rtt_us + 2 * thresh &&
+		   min_t(u32, last, qd_rtt(s)) < s->min_rtt_us + 2 * thresh &&
 		   rtt_us >= last + (1U << QD_STEP_SHIFT) - 1 + half) {
 		s->step_chk = QD_STEP_ROUNDS;	/* step_last keeps the level */
 		return;
@@ -309,14 +320,6 @@ static inline void qd_rate_sample(struct qd_state *s, u32 delivered,
 		s->rate_ns = (u32)ns;
 	else	/* gain 1/8, as Westwood+'s filter */
 		s->rate_ns = (u32)(((u64)s->rate_ns * 7 + ns) >> 3);
-}
-
-/* The RTT the queue estimate reads: the last complete round's least
- * sample, or the round under way's before the first round ends.
- */
-static inline u32 qd_rtt(const struct qd_state *s)
-{
-	return s->rtt_us != QD_NONE ? s->rtt_us : s->rnd_rtt_us;
 }
 
 /* Estimated queueing delay (us), 0 without samples. */
