@@ -291,7 +291,8 @@ def vm_suite(kernel, select, suite="integration"):
     kdir = os.path.join(BUILD, kernel)
     os.makedirs(kdir, exist_ok=True)
     junit = os.path.join(kdir, "vm-junit.xml" if suite == "integration" else f"vm-{suite}.xml")
-    for old in (junit, os.path.join(kdir, "figures.json")):
+    figures = os.path.join(kdir, f"figures-{suite}.json")
+    for old in (junit, figures):
         if os.path.exists(old):
             os.unlink(old)
     sel = f" -k {select!r}" if select else ""
@@ -304,6 +305,7 @@ def vm_suite(kernel, select, suite="integration"):
     # after it (tests/stress/report.py)
     with open(os.path.join(kdir, f"vm-{suite}.run.json"), "w") as f:
         json.dump({"commit": tree_commit(), "scale": float(scale or 1)}, f)
+    env += f"SPECNET_FIGURES={figures} "
     cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "
            f"{env}{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
            f"--junitxml={junit}{sel} tests/{suite}")
@@ -331,7 +333,7 @@ def vm_suite(kernel, select, suite="integration"):
     if slow:
         out.append(f"   slowest {kernel}: {slow}")
     try:
-        with open(os.path.join(kdir, "figures.json")) as f:
+        with open(figures) as f:
             for k, v in json.load(f).items():
                 out.append(f"   figure {kernel}: {k} = {v}")
     except (OSError, ValueError):

@@ -18,7 +18,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-FIGURES = os.path.join(lab.TOP, "build", lab.kernel_release(), "figures.json")
+# tests/run.py names the file of its run (figures-<suite>.json), so that a
+# suite run by hand never mixes its figures into another run's report
+FIGURES = (os.environ.get("SPECNET_FIGURES")
+           or os.path.join(lab.TOP, "build", lab.kernel_release(), "figures.json"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -31,7 +34,7 @@ def _figures_file():
 @pytest.fixture
 def figure(request):
     """figure(name, value): record a measured figure; `make test` prints
-    them after the VM part (build/<release>/figures.json)."""
+    them after the VM part (build/<release>/figures-<suite>.json)."""
     import json
 
     def rec(name, value):

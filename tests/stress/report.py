@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write docs/results/reliability.md from the last `make stress` run: per
 kernel, the stress suite's verdicts (build/<kernel>/vm-stress.xml), its
-figures (build/<kernel>/figures.json), the defect reports in the guest's
+figures (build/<kernel>/figures-stress.json), the defect reports in the guest's
 kernel log (build/<kernel>/dmesg.log, as tests/run.py reads it) and which
 of the kernel's checkers were on (/boot/config-<kernel>).
 
@@ -93,7 +93,7 @@ def main(kernels):
         lines.append(f"Kernel reports in the guest's log: {len(reports)}.")
         lines += ["", "| figure | value |", "|---|---|"]
         try:
-            figs = json.load(open(os.path.join(kdir, "figures.json")))
+            figs = json.load(open(os.path.join(kdir, "figures-stress.json")))
         except (OSError, ValueError):
             figs = {}
         for name, v in figs.items():

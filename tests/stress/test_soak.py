@@ -10,8 +10,10 @@ Beside the flows, four workers loop until the end:
   controls, their per-namespace counters read, and destroyed;
 * every module parameter written with the value it has (accepted; it
   must read back unchanged).
-Every flow must carry data (a flow that fails fails the soak) and every
-worker must finish its rounds without an error; the runner fails the run
+Every flow must carry data (a flow that fails or stalls fails the soak) and every
+worker must finish its rounds without an error; after them the
+bottleneck, idle, holds no packet, and a flow alone takes a fair part of
+it (a change that left the qdisc wedged fails here); the runner fails the run
 on any kernel report. test_zz_memory then unloads the modules and checks
 kmemleak and the slab.
 """
@@ -30,6 +32,12 @@ FLOW_SECONDS = 30
 FUZZ_ROUND = 200
 CCS = ("spec", "cpecn", "tp", "cubic", "bbr")
 MODULES = ("tcp_spec", "tcp_cpecn", "tcp_tp", "sch_redopt")
+RATE_BPS = 10_000_000
+# a flow under 1% of the bottleneck's rate is stalled (a debug guest under
+# the other workers carries about 25%)
+STALLED = 0.01
+# after the soak, a cubic flow alone takes at least 20% of it
+HEALTHY = 0.2
 MODEL = "bandwidth 10mbit rtt 50ms ssthresh 40 min 5 probability 0.1"
 
 
@@ -59,7 +67,7 @@ def test_soak(figure):
         lab.load_module(m)
     for cc in CCS:
         lab.ensure_cc(cc)
-    chain = lab.bottleneck_chain("10mbit", 50, below=(
+    chain = lab.bottleneck_chain(f"{RATE_BPS // 1_000_000}mbit", 50, below=(
         f"parent 1:1 handle 10: redopt {MODEL} ecn adaptive"))
     dummy = lab.uniq("sn") + "-sk"
     stop = threading.Event()
@@ -119,13 +127,23 @@ def test_soak(figure):
                 r = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), cc, t)
                 got = r["end"]["sum_received"]["bytes"]
                 moved += got
-                if got <= 0:
-                    failed.append((cc, "no data"))
+                if got * 8 < STALLED * RATE_BPS * t:
+                    failed.append((cc, f"stalled: {got} bytes in {t} s"))
             except Exception as e:      # noqa: BLE001 -- a failed flow fails the soak
                 failed.append((cc, str(e)[-300:]))
             flows += 1
             if any(w.error for w in workers):
                 break
+        stop.set()
+        for w in workers:
+            w.join(timeout=1800)
+        # the bottleneck after the churn: idle, it holds nothing, and one
+        # flow alone still takes a fair part of the link
+        time.sleep(2)
+        idle = lab.sh(f"tc -s qdisc show dev {chain.ifname('rtr', 'rcv')} parent 1:1",
+                      ns=chain.ns("rtr"))
+        r = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), "cubic", 10)
+        after = lab.goodput_bps(r)
     finally:
         stop.set()
         for w in workers:
@@ -137,8 +155,11 @@ def test_soak(figure):
     figure("soak: rounds of tc change, netlink fuzz (messages), netns, parameter writes",
            [workers[0].rounds, workers[1].rounds * FUZZ_ROUND, workers[2].rounds,
             workers[3].rounds])
+    figure("soak: one cubic flow after it, Mbit/s", round(after / 1e6, 2))
     errors = [w.error for w in workers if w.error]
     assert not errors, errors
     assert not failed, failed
     assert flows >= seconds // (FLOW_SECONDS + 30) and moved > 0, (flows, moved)
     assert all(w.rounds > 0 for w in workers), [(w.name, w.rounds) for w in workers]
+    assert "backlog 0b 0p" in idle, idle
+    assert after >= HEALTHY * RATE_BPS, f"{after / 1e6:.2f} Mbit/s after the soak"
