@@ -94,37 +94,13 @@
 #include "compat.h"
 #include <specnet/redopt.h>
 #include <specnet/red_model.h>
+#include <specnet/redopt_cfg.h>
 #include <specnet/flow_est.h>
 #include <specnet/red_idle.h>
 
 #define REDOPT_FE_BITS		1024	/* flow estimator bitmap */
 #define REDOPT_FE_MIN_WIN_US	500000	/* window: max(4 RTT, 500 ms) */
 #define REDOPT_FE_MAX_WIN_US	60000000	/* ... at most 60 s */
-
-/* Configuration in force: inputs as given (0 = absent/derived). */
-struct redopt_cfg {
-	u64	bandwidth;	/* bit/s */
-	u32	rtt_us;
-	u32	flows;		/* 0 = auto */
-	u32	window;		/* packets, 0 = derive */
-	u32	min_th;		/* packets */
-	u32	max_p;		/* 2^-32 */
-	u32	avpkt;		/* bytes */
-	u32	flags;		/* TC_REDOPT_* */
-	u32	loss_rate;	/* milli-events/s, 0 = n/a */
-	u8	wlog;
-	u32	n_ssthresh;
-	u32	*ssthresh;	/* kmalloc'ed, n_ssthresh values */
-};
-
-struct redopt_counters {
-	u32	marked;
-	u32	early;
-	u32	forced;
-	u32	forced_mark;
-	u32	overflow;
-	u32	recomputes;
-};
 
 struct redopt_sched_data {
 	struct redopt_cfg	cfg;
@@ -142,35 +118,6 @@ struct redopt_sched_data {
 	siphash_key_t		fe_key;		/* flow hash perturbation */
 	DECLARE_BITMAP(fe_bits, REDOPT_FE_BITS);
 };
-
-static bool redopt_adaptive(const struct redopt_cfg *c)
-{
-	return (c->flags & TC_REDOPT_ADAPTIVE) || !c->flows;
-}
-
-/* Model inputs for @flows flows. @estimated: m is the online estimate, so
- * a per-flow ssthresh list given for another m falls back to its first
- * value for every flow (a configuration from userspace must match).
- */
-static void redopt_params(const struct redopt_cfg *c, u32 flows, bool estimated,
-			  struct redopt_model_params *p)
-{
-	*p = (struct redopt_model_params) {
-		.bandwidth_bps	= c->bandwidth,
-		.rtt_us		= c->rtt_us,
-		.flows		= flows,
-		.ssthresh	= c->ssthresh,
-		.n_ssthresh	= c->n_ssthresh,
-		.window		= c->window,
-		.min_th		= c->min_th,
-		.max_p		= c->max_p,
-		.wlog		= c->wlog,
-		.avpkt		= c->avpkt,
-		.loss_rate_milli = c->loss_rate,
-	};
-	if (estimated && c->n_ssthresh != 1 && c->n_ssthresh != flows)
-		p->n_ssthresh = 1;
-}
 
 /* Apply a model result: thresholds into red_parms (packets). */
 static void redopt_apply(struct redopt_sched_data *q, const struct redopt_model *m,

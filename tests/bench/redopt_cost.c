@@ -25,11 +25,11 @@
  *
  * COUNT is the number of packets enqueued. What runs is the shared code of
  * kernel/include/specnet/: red_idle.h per packet (the idle decay), and
- * flow_est.h and red_model.h at a window's end. The rest of the enqueue
- * path is kernel code, replicated here as in 6.1 and 6.12:
+ * flow_est.h, redopt_cfg.h and red_model.h at a window's end. The rest of
+ * the enqueue path is kernel code, replicated here as in 6.1 and 6.12:
  *  - sch_redopt.c's glue (redopt_enqueue(), redopt_enqueue_one(),
  *    redopt_fe_mark(), redopt_fe_window_end(), redopt_apply()): static
- *    functions of the module, copied;
+ *    functions of the module on kernel types, copied;
  *  - <net/red.h> (red_calc_qavg*(), red_action(), red_set_parms()),
  *    lib/math/reciprocal_div.c, <net/inet_ecn.h>'s INET_ECN_set_ce() for
  *    IPv4, <net/sch_generic.h>'s tail enqueue and drop, net/sched/
@@ -69,6 +69,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <specnet/red_model.h>
+#include <specnet/redopt_cfg.h>
 #include <specnet/flow_est.h>
 #include <specnet/red_idle.h>
 
@@ -603,18 +604,6 @@ static __attribute__((noinline)) u32 skb_get_hash_perturb(const struct pkt *skb,
 
 #define REDOPT_FE_BITS	1024
 
-struct redopt_cfg {
-	u64 bandwidth;
-	u32 rtt_us, flows, window, min_th, max_p, avpkt, flags, loss_rate;
-	u8 wlog;
-	u32 n_ssthresh;
-	u32 *ssthresh;
-};
-
-struct redopt_counters {
-	u32 marked, early, forced, forced_mark, overflow, recomputes;
-};
-
 struct redopt_sched_data {
 	struct redopt_cfg cfg;
 	struct redopt_model model;
@@ -629,31 +618,6 @@ struct redopt_sched_data {
 	siphash_key_t fe_key;
 	unsigned long fe_bits[REDOPT_FE_BITS / BITS_PER_LONG];
 };
-
-static bool redopt_adaptive(const struct redopt_cfg *c)
-{
-	return (c->flags & TC_REDOPT_ADAPTIVE) || !c->flows;
-}
-
-static void redopt_params(const struct redopt_cfg *c, u32 flows, bool estimated,
-			  struct redopt_model_params *p)
-{
-	*p = (struct redopt_model_params) {
-		.bandwidth_bps	= c->bandwidth,
-		.rtt_us		= c->rtt_us,
-		.flows		= flows,
-		.ssthresh	= c->ssthresh,
-		.n_ssthresh	= c->n_ssthresh,
-		.window		= c->window,
-		.min_th		= c->min_th,
-		.max_p		= c->max_p,
-		.wlog		= c->wlog,
-		.avpkt		= c->avpkt,
-		.loss_rate_milli = c->loss_rate,
-	};
-	if (estimated && c->n_ssthresh != 1 && c->n_ssthresh != flows)
-		p->n_ssthresh = 1;
-}
 
 static void redopt_apply(struct redopt_sched_data *q, const struct redopt_model *m,
 			 u32 flows)

@@ -16,7 +16,7 @@
 # sch_red's figure is a replica's (net/red.h, sch_red.c, the bfifo child),
 # as are the estimator's flow hash (without the kernel's flow dissector:
 # a lower bound) and the kernel glue; the shared code (red_idle.h,
-# flow_est.h, red_model.h) is the modules' own. Exit status 0 whatever the
+# flow_est.h, redopt_cfg.h, red_model.h) is the modules' own. Exit status 0 whatever the
 # figures (a benchmark, not a test), 1 if a count is missing (a bench
 # function renamed or inlined) or the estimator adds nothing. Needs
 # valgrind (Debian package `valgrind`). COUNT=<packets> to change the
