@@ -20,6 +20,10 @@ import subprocess
 import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+# the project's modules, and tc's plugin directory (q_redopt.so)
+CC_MODULES = ("tcp_spec", "tcp_cpecn", "tcp_tp")
+MODULES = CC_MODULES + ("sch_redopt",)
+TC_LIB = os.path.join(TOP, "build", "userspace", "tc")
 TRACEFS = "/sys/kernel/tracing"
 
 

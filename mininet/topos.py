@@ -297,7 +297,7 @@ class SatelliteTopo(PathsTopo):
 
 
 MTU = 1500
-TC_LIB = os.path.join(lab.TOP, "build", "userspace", "tc")      # q_redopt.so
+TC_LIB = lab.TC_LIB
 SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")
 
 

@@ -21,7 +21,7 @@ import specnet_bench as bench
 import topos
 
 BENCH = os.path.join(lab.TOP, "mininet", "specnet_bench.py")
-OUR_MODULES = ("tcp_spec", "tcp_cpecn", "tcp_tp", "sch_redopt")
+OUR_MODULES = lab.MODULES
 
 
 @pytest.fixture(autouse=True)

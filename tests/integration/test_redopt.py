@@ -26,7 +26,7 @@ import pytest
 
 import specnet_lab as lab
 
-TC_LIB = os.path.join(lab.TOP, "build", "userspace", "tc")
+TC_LIB = lab.TC_LIB
 SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")
 TC = f"TC_LIB_DIR={TC_LIB} tc"
 NLRAW = os.path.join(os.path.dirname(__file__), "nlraw.py")

@@ -10,8 +10,7 @@ import specnet_lab as lab
 import stresslib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TC_LIB = os.path.join(lab.TOP, "build", "userspace", "tc")
-TC = f"TC_LIB_DIR={TC_LIB} tc"
+TC = f"TC_LIB_DIR={lab.TC_LIB} tc"
 NL_MESSAGES = 100000
 TC_CYCLES = 1000
 MODEL = "bandwidth 10mbit rtt 50ms ssthresh 40 min 5 probability 0.1"

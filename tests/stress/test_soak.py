@@ -26,12 +26,10 @@ import specnet_lab as lab
 import stresslib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TC_LIB = os.path.join(lab.TOP, "build", "userspace", "tc")
 SOAK_SECONDS = 1800
 FLOW_SECONDS = 30
 FUZZ_ROUND = 200
 CCS = ("spec", "cpecn", "tp", "cubic", "bbr")
-MODULES = ("tcp_spec", "tcp_cpecn", "tcp_tp", "sch_redopt")
 RATE_BPS = 10_000_000
 # a flow under 1% of the bottleneck's rate is stalled (a debug guest under
 # the other workers carries about 25%)
@@ -62,8 +60,8 @@ class Worker(threading.Thread):
 
 def test_soak(figure):
     seconds = stresslib.scaled(SOAK_SECONDS)
-    os.environ["TC_LIB_DIR"] = TC_LIB
-    for m in MODULES:
+    os.environ["TC_LIB_DIR"] = lab.TC_LIB
+    for m in lab.MODULES:
         lab.load_module(m)
     for cc in CCS:
         lab.ensure_cc(cc)
@@ -98,13 +96,13 @@ def test_soak(figure):
                     h = stresslib.hold(ns, cc, 64 << 10)
                     h.stdin.close()
                     assert h.wait(timeout=120) == 0
-                for f in ("tcp_spec", "tcp_cpecn", "tcp_tp"):
+                for f in lab.CC_MODULES:
                     lab.sh(f"cat /proc/net/{f}", ns=ns)
             finally:
                 lab.sh(f"ip netns del {ns}")
 
         def params(i):
-            m = MODULES[i % 3]          # sch_redopt has no parameters
+            m = lab.CC_MODULES[i % 3]   # sch_redopt has no parameters
             d = f"/sys/module/{m}/parameters"
             for p in sorted(os.listdir(d)):
                 if not os.access(os.path.join(d, p), os.W_OK):

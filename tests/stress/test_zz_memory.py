@@ -8,7 +8,6 @@ import pytest
 import specnet_lab as lab
 import stresslib
 
-MODULES = ("tcp_spec", "tcp_cpecn", "tcp_tp", "sch_redopt")
 # What the slab may keep over its size before the suite once the modules
 # are gone and the caches dropped: per-CPU and RCU-deferred frees, the
 # route and neighbour caches of the namespaces' loopback traffic. A leak of
@@ -35,9 +34,9 @@ def test_zz_memory(figure):
     base = stresslib.baseline()
     if not base:
         pytest.skip("no baseline (the session fixture did not run)")
-    for m in MODULES:
+    for m in lab.MODULES:
         lab.unload_module(m, tries=120)
-    assert not any(lab.module_loaded(m) for m in MODULES)
+    assert not any(lab.module_loaded(m) for m in lab.MODULES)
     leaks = stresslib.kmemleak_scan()
     slab = stresslib.slab_kib()
     delta = slab - base["slab_kib"]
