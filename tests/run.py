@@ -300,11 +300,16 @@ def vm_suite(kernel, select, suite="integration"):
     # oops is on the host even when the guest dies
     dmesg = os.path.join(kdir, "dmesg.log")
     scale = os.environ.get("STRESS_SCALE")
-    env = f"STRESS_SCALE={float(scale)} " if scale and suite == "stress" else ""
+    soak = os.environ.get("SOAK_SCALE") or scale
+    env = ""
+    if suite == "stress":
+        env = "".join(f"{k}={float(v)} " for k, v in (("STRESS_SCALE", scale),
+                                                      ("SOAK_SCALE", soak)) if v)
     # the code this run measures and its scale, for the report written
     # after it (tests/stress/report.py)
     with open(os.path.join(kdir, f"vm-{suite}.run.json"), "w") as f:
-        json.dump({"commit": tree_commit(), "scale": float(scale or 1)}, f)
+        json.dump({"commit": tree_commit(), "scale": float(scale or 1),
+                   "soak_scale": float(soak or 1)}, f)
     env += f"SPECNET_FIGURES={figures} "
     cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "
            f"{env}{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "

@@ -71,7 +71,11 @@ def main(kernels):
         lines += [f"Run at commit {meta['commit']}"
                   + (f", scaled (`STRESS_SCALE={meta['scale']:g}`: every count below is "
                      f"{meta['scale']:g} x the suite's documented one)"
-                     if meta["scale"] != 1 else "") + ".", ""]
+                     if meta["scale"] != 1 else "")
+                  + (f"; the soak at `SOAK_SCALE={meta['soak_scale']:g}` "
+                     f"({meta['soak_scale'] * 30:g} minutes)"
+                     if meta.get("soak_scale", meta["scale"]) != meta["scale"] else "")
+                  + ".", ""]
         if ch is None:
             lines.append("Checkers: unknown (no /boot/config of this kernel).")
         elif ch:

@@ -29,10 +29,11 @@ def load(name, path):
     return mod
 
 
-def scaled(n):
+def scaled(n, var="STRESS_SCALE"):
     """@n scaled by STRESS_SCALE (default 1: the documented counts), at
-    least 1."""
-    return max(1, int(n * float(os.environ.get("STRESS_SCALE", "1"))))
+    least 1; @var names a scale of its own that takes precedence
+    (SOAK_SCALE: the soak's length)."""
+    return max(1, int(n * float(os.environ.get(var) or os.environ.get("STRESS_SCALE", "1"))))
 
 
 def flood(ns, dst, seconds):

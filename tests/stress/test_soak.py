@@ -59,7 +59,7 @@ class Worker(threading.Thread):
 
 
 def test_soak(figure):
-    seconds = stresslib.scaled(SOAK_SECONDS)
+    seconds = stresslib.scaled(SOAK_SECONDS, "SOAK_SCALE")
     os.environ["TC_LIB_DIR"] = lab.TC_LIB
     for m in lab.MODULES:
         lab.load_module(m)
