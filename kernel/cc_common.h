@@ -32,13 +32,18 @@
 /*
  * Every parameter refuses a bad value with the reason in the kernel log and
  * keeps the value in force, at load time (the load fails) as at run time.
- * The messages are the modules' interface (docs/modules.md quotes them).
+ * The messages are the modules' interface (docs/modules.md quotes them),
+ * all of one form:
+ *   "<name>: '<value>' refused: <why>"
  */
+#define specnet_param_refused(kp, val, fmt, ...)			\
+	pr_err("%s: '%s' refused: " fmt "\n", (kp)->name,		\
+	       strim((char *)(val)), ##__VA_ARGS__)
 
 /*
  * An unsigned parameter within [min, max], as param_set_uint_minmax()
- * checks it, that says why it refused a value:
- *   "<name>: '<value>' refused: must be <min>..<max> (<unit>)"
+ * checks it, that says why it refused a value ("must be <min>..<max>
+ * (<unit>)").
  * kp->arg points to the struct; the value is read with READ_ONCE().
  */
 struct specnet_uint_param {
@@ -54,8 +59,8 @@ static inline int specnet_param_set_uint(const char *val,
 	unsigned int v;
 
 	if (kstrtouint(val, 0, &v) || v < d->min || v > d->max) {
-		pr_err("%s: '%s' refused: must be %u..%u (%s)\n", kp->name,
-		       strim((char *)val), d->min, d->max, d->unit);
+		specnet_param_refused(kp, val, "must be %u..%u (%s)", d->min,
+				      d->max, d->unit);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*d->val, v);
@@ -77,8 +82,7 @@ static const struct kernel_param_ops specnet_uint_param_ops __maybe_unused = {
 
 /*
  * A parameter chosen by name among @names (its index is stored), shown by
- * name; a name not in the list is refused:
- *   "<name>: '<value>' unknown (<choices>)"
+ * name; a name not in the list is refused ("one of <choices>").
  */
 struct specnet_enum_param {
 	unsigned int *val;
@@ -94,8 +98,7 @@ static inline int specnet_param_set_enum(const char *val,
 	int i = __sysfs_match_string(d->names, d->n, val);
 
 	if (i < 0) {
-		pr_err("%s: '%s' unknown (%s)\n", kp->name, strim((char *)val),
-		       d->choices);
+		specnet_param_refused(kp, val, "one of %s", d->choices);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*d->val, i);
@@ -119,19 +122,17 @@ static const struct kernel_param_ops specnet_enum_param_ops __maybe_unused = {
  * The .set of a parameter that is a u32 member of @set (@size bytes, u32s
  * only), a struct whose values are valid or not together. @val is parsed
  * into the same member of @copy, a copy of @set the caller made, and
- * stored only if @refuse(@copy, @kp, value) returns 0. @refuse runs the
- * check the algorithm's other users (the tools, the host tests) call, and
- * logs why it refuses in the module's own words. A value that is not a
- * number is refused here:
- *   "<name>: '<value>' is not a number"
- * The .get is param_get_uint().
+ * stored only if @why(@copy) returns NULL; otherwise what it returns is
+ * the reason logged. @why runs the check the algorithm's other users (the
+ * tools, the host tests) call. A value that is not a number is refused
+ * here ("not a number"). The .get is param_get_uint().
  */
 static inline int
 specnet_param_set_member(const char *val, const struct kernel_param *kp,
 			 void *copy, const void *set, size_t size,
-			 int (*refuse)(const void *copy,
-				       const struct kernel_param *kp, u32 v))
+			 const char *(*why)(const void *copy))
 {
+	const char *reason;
 	size_t off = (const char *)kp->arg - (const char *)set;
 	u32 *field;
 	int ret;
@@ -141,13 +142,14 @@ specnet_param_set_member(const char *val, const struct kernel_param *kp,
 	field = (u32 *)((char *)copy + off);
 	ret = kstrtouint(val, 0, field);
 	if (ret) {
-		pr_err("%s: '%s' is not a number\n", kp->name,
-		       strim((char *)val));
+		specnet_param_refused(kp, val, "not a number");
 		return ret;
 	}
-	ret = refuse(copy, kp, *field);
-	if (ret)
-		return ret;
+	reason = why(copy);
+	if (reason) {
+		specnet_param_refused(kp, val, "%s", reason);
+		return -EINVAL;
+	}
 	WRITE_ONCE(*(u32 *)kp->arg, *field);
 	return 0;
 }

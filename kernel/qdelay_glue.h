@@ -22,15 +22,11 @@
  */
 static struct qd_params specnet_qd __read_mostly = QD_PARAMS_DEFAULT;
 
-static int specnet_qd_refuse(const void *p, const struct kernel_param *kp,
-			     u32 v)
+static const char *specnet_qd_why(const void *p)
 {
-	const char *why;
+	const char *why = NULL;
 
-	if (!qd_check_params(p, &why))
-		return 0;
-	pr_err("%s=%u refused: %s\n", kp->name, v, why);
-	return -EINVAL;
+	return qd_check_params(p, &why) ? why : NULL;
 }
 
 static int specnet_qd_set(const char *val, const struct kernel_param *kp)
@@ -38,7 +34,7 @@ static int specnet_qd_set(const char *val, const struct kernel_param *kp)
 	struct qd_params p = specnet_qd;
 
 	return specnet_param_set_member(val, kp, &p, &specnet_qd, sizeof(p),
-					specnet_qd_refuse);
+					specnet_qd_why);
 }
 
 static const struct kernel_param_ops specnet_qd_ops = {

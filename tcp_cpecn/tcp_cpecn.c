@@ -122,16 +122,16 @@ static unsigned int cpecn_m = CPECN_DEFAULT_M;
 static unsigned int cpecn_alpha = CPECN_DEFAULT_ALPHA;
 static unsigned int cpecn_base = CPECN_BASE_RENO;
 
-/* Check (m, alpha) and publish their weights; the caller holds the lock. */
-static int cpecn_cfg_publish(unsigned int m, unsigned int alpha)
+/* Check (m, alpha) and publish their weights; the caller holds the lock.
+ * A pair refused sets *@why.
+ */
+static int cpecn_cfg_publish(unsigned int m, unsigned int alpha,
+			     const char **why)
 {
 	struct cpecn_cfg *new, *old;
-	const char *why = NULL;
 
-	if (cpecn_check_params(m, alpha, &why)) {
-		pr_err("m=%u alpha=%u refused: %s\n", m, alpha, why);
+	if (cpecn_check_params(m, alpha, why))
 		return -EINVAL;
-	}
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;
@@ -152,19 +152,25 @@ static int cpecn_cfg_publish(unsigned int m, unsigned int alpha)
 static int cpecn_param_set_window(const char *val, const struct kernel_param *kp)
 {
 	bool is_m = kp->arg == &cpecn_m;
-	unsigned int v;
+	unsigned int m, alpha, v;
+	const char *why = NULL;
 	int ret;
 
 	ret = kstrtouint(val, 0, &v);
 	if (ret) {
-		pr_err("%s: '%s' is not a number (%s)\n", kp->name,
-		       strim((char *)val),
-		       is_m ? "ACKs, 4..32, a multiple of 4" : "per-mille, 1..999");
+		specnet_param_refused(kp, val, "not a number (%s)",
+				      is_m ? "ACKs, 4..32, a multiple of 4" :
+					     "per-mille, 1..999");
 		return ret;
 	}
 	mutex_lock(&cpecn_cfg_lock);
-	ret = cpecn_cfg_publish(is_m ? v : cpecn_m, is_m ? cpecn_alpha : v);
+	m = is_m ? v : cpecn_m;
+	alpha = is_m ? cpecn_alpha : v;
+	ret = cpecn_cfg_publish(m, alpha, &why);
 	mutex_unlock(&cpecn_cfg_lock);
+	if (ret == -EINVAL && why)
+		specnet_param_refused(kp, val, "%s (m=%u alpha=%u)", why, m,
+				      alpha);
 	return ret;
 }
 
@@ -574,6 +580,7 @@ static struct tcp_congestion_ops tcp_cpecn_base __read_mostly = {
 
 static int __init cpecn_register(void)
 {
+	const char *why = NULL;	/* the defaults are never refused */
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct cpecn_ca) > ICSK_CA_PRIV_SIZE);
@@ -581,7 +588,7 @@ static int __init cpecn_register(void)
 	/* m=/alpha= on the command line have published already */
 	mutex_lock(&cpecn_cfg_lock);
 	ret = rcu_access_pointer(cpecn_cfg) ? 0 :
-	      cpecn_cfg_publish(cpecn_m, cpecn_alpha);
+	      cpecn_cfg_publish(cpecn_m, cpecn_alpha, &why);
 	mutex_unlock(&cpecn_cfg_lock);
 	if (ret)
 		return ret;

@@ -139,15 +139,11 @@ static struct spec_params spec_params __read_mostly = {
 };
 
 /* Every parameter of struct spec_params is checked with the others. */
-static int spec_param_refuse(const void *p, const struct kernel_param *kp,
-			     u32 v)
+static const char *spec_param_why(const void *p)
 {
-	const char *why;
+	const char *why = NULL;
 
-	if (!spec_check_params(p, &why))
-		return 0;
-	pr_err("%s=%u out of range (%s)\n", kp->name, v, why);
-	return -EINVAL;
+	return spec_check_params(p, &why) ? why : NULL;
 }
 
 static int spec_param_set(const char *val, const struct kernel_param *kp)
@@ -155,7 +151,7 @@ static int spec_param_set(const char *val, const struct kernel_param *kp)
 	struct spec_params p = spec_params;
 
 	return specnet_param_set_member(val, kp, &p, &spec_params, sizeof(p),
-					spec_param_refuse);
+					spec_param_why);
 }
 
 static const struct kernel_param_ops spec_param_ops = {

@@ -157,12 +157,12 @@ def assert_qd_params(module, cc):
         "qd_brk_mult": ("1", "101"),
     })
     log = lab.sh("dmesg | tail -n 40")
-    assert "qd_loss_pct=101 refused: qd_loss_pct is 1..100" in log, log
-    assert "qd_enable: 'yes' is not a number" in log, log
+    assert "qd_loss_pct: '101' refused: qd_loss_pct is 1..100" in log, log
+    assert "qd_enable: 'yes' refused: not a number" in log, log
     for name, v in (("qd_loss_us", "100"), ("qd_loss_us", "1000000"), ("qd_loss_pct", "1"),
                     ("qd_win_ms", "600000"), ("qd_brk_floor", "1000"), ("qd_brk_mult", "100"),
                     ("qd_enable", "0")):
         lab.set_param(module, name, v)
         assert param_value(module, name) == v
-    assert_load_refused(module, "qd_win_ms=100", "qd_win_ms=100 refused", cc=cc)
+    assert_load_refused(module, "qd_win_ms=100", "qd_win_ms: '100' refused: ", cc=cc)
     lab.load_module(module)

@@ -94,8 +94,8 @@ def test_parameters_validated(spec):
     assert (param_value("tcp_spec", "p_corrupt"), param_value("tcp_spec", "hystart")) == \
         ("250", "0")
     assert_load_refused("tcp_spec", "p_corrupt=2000",
-                        "p_corrupt=2000 out of range (p_corrupt is per-mille, 0..1000)")
-    assert_load_refused("tcp_spec", "hystart=5", "hystart=5 out of range (hystart is 0 or 1)")
+                        "p_corrupt: '2000' refused: p_corrupt is per-mille, 0..1000")
+    assert_load_refused("tcp_spec", "hystart=5", "hystart: '5' refused: hystart is 0 or 1")
     lab.load_module("tcp_spec", p_corrupt=0, hystart=0)
     assert (param_value("tcp_spec", "p_corrupt"), param_value("tcp_spec", "hystart")) == \
         ("0", "0")

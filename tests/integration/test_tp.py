@@ -111,7 +111,7 @@ def test_registered_and_parameters_validated(tp):
     assert_params_refused("tcp_tp", bad)
     log = lab.sh("dmesg | tail -n 40")
     assert "order: '20' refused: must be 1..19" in log, log
-    assert "rtt: 'max' unknown (min | srtt)" in log, log
+    assert "rtt: 'max' refused: one of min | srtt" in log, log
     for name, v in (("capacity_kbps", "10000"), ("order", "19"), ("method", "lms"),
                     ("rtt", "srtt"), ("interval_rtts", "16"), ("flows_round", "ceil")):
         lab.set_param("tcp_tp", name, v)
