@@ -115,6 +115,7 @@ struct redopt_sched_data {
 	struct Qdisc		*sch;		/* for the window timer */
 	struct timer_list	fe_timer;	/* ends each window */
 	u32			fe_est;		/* last estimate, flows */
+	struct fe_hold		fe_hold;	/* a fall of m, held */
 	siphash_key_t		fe_key;		/* flow hash perturbation */
 	DECLARE_BITMAP(fe_bits, REDOPT_FE_BITS);
 };
@@ -160,8 +161,10 @@ static void redopt_fe_mark(struct redopt_sched_data *q, struct sk_buff *skb)
 /*
  * End of an estimator window, from the window timer under the qdisc's root
  * lock (as sch_red's adaptive timer): count the flows seen and, when the
- * count differs from the m in force, dimension the queue again. The model
- * (an iteration, about 16 us) runs here and never in enqueue.
+ * m that count settles (redopt_fe_settle(): a rise at once, a fall held
+ * for FE_FALL_WINDOWS windows) differs from the m in force, dimension the
+ * queue again. The model (an iteration, about 16 us) runs here and never
+ * in enqueue.
  */
 static void redopt_fe_window_end(struct redopt_sched_data *q)
 {
@@ -174,6 +177,7 @@ static void redopt_fe_window_end(struct redopt_sched_data *q)
 	est = redopt_flows_from_bits(bits, REDOPT_FE_BITS);
 	est = clamp_t(u32, est, 1, TC_REDOPT_MAX_FLOWS);
 	WRITE_ONCE(q->fe_est, est);
+	est = redopt_fe_settle(&q->fe_hold, q->flows_in_force, est);
 	if (est == q->flows_in_force)
 		return;
 	redopt_params(&q->cfg, est, true, &p);
@@ -517,6 +521,7 @@ static int redopt_change(struct Qdisc *sch, struct nlattr *opt,
 	if (!sch->q.qlen)
 		red_start_of_idle_period(&q->vars);
 	bitmap_zero(q->fe_bits, REDOPT_FE_BITS);
+	q->fe_hold = (struct fe_hold){ 0, 0 };
 	if (redopt_adaptive(&c))
 		mod_timer(&q->fe_timer, jiffies + redopt_fe_window(&c));
 	else	/* a running callback sees a fixed m and stops */

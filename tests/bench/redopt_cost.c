@@ -615,6 +615,7 @@ struct redopt_sched_data {
 	struct redopt_counters stats;
 	struct qdisc *sch;
 	u32 fe_est;
+	struct fe_hold fe_hold;
 	siphash_key_t fe_key;
 	unsigned long fe_bits[REDOPT_FE_BITS / BITS_PER_LONG];
 };
@@ -669,6 +670,7 @@ __attribute__((noinline)) void bench_window_end(struct redopt_sched_data *q)
 	est = redopt_flows_from_bits(bits, REDOPT_FE_BITS);
 	est = clamp_t(u32, est, 1, TC_REDOPT_MAX_FLOWS);
 	WRITE_ONCE(q->fe_est, est);
+	est = redopt_fe_settle(&q->fe_hold, q->flows_in_force, est);
 	if (est == q->flows_in_force)
 		return;
 	redopt_recompute(q, est);

@@ -12,6 +12,38 @@ static void test_small(void)
 	CHECK(redopt_flows_from_bits(5, 0) == 0, "no bitmap");
 }
 
+/* the m in force: up at once, down after FE_FALL_WINDOWS windows below
+ * it, to the largest of their estimates
+ */
+static void test_settle(void)
+{
+	struct fe_hold h = { 0, 0 };
+	u32 m = 2, i;
+
+	m = redopt_fe_settle(&h, m, 4);
+	CHECK(m == 4, "a rise at once: %u", m);
+	CHECK(redopt_fe_settle(&h, m, 4) == 4 && !h.windows, "level");
+	/* 3, 2, 3, then 2: four windows below 4 -> 3 */
+	CHECK(redopt_fe_settle(&h, m, 3) == 4, "held 1");
+	CHECK(redopt_fe_settle(&h, m, 2) == 4, "held 2");
+	CHECK(redopt_fe_settle(&h, m, 3) == 4, "held 3");
+	m = redopt_fe_settle(&h, m, 2);
+	CHECK(m == 3, "the fall, to the largest estimate: %u", m);
+	CHECK(!h.windows && !h.peak, "hold cleared %u %u", h.windows, h.peak);
+	/* a window at m or above restarts the count */
+	for (i = 0; i < FE_FALL_WINDOWS - 1; i++)
+		CHECK(redopt_fe_settle(&h, m, 1) == 3, "held %u", i);
+	CHECK(redopt_fe_settle(&h, m, 3) == 3 && !h.windows, "restarted");
+	for (i = 0; i < FE_FALL_WINDOWS - 1; i++)
+		CHECK(redopt_fe_settle(&h, m, 1) == 3, "held again %u", i);
+	CHECK(redopt_fe_settle(&h, m, 1) == 1, "then the fall to 1");
+	/* a rise during a hold: at once, the hold cleared */
+	h = (struct fe_hold){ 0, 0 };
+	CHECK(redopt_fe_settle(&h, 5, 2) == 5 && h.windows == 1, "held");
+	CHECK(redopt_fe_settle(&h, 5, 8) == 8 && !h.windows && !h.peak,
+	      "a rise ends the hold");
+}
+
 /* saturation: k >= B gives the largest finite estimate, not a crash */
 static void test_saturation(void)
 {
@@ -65,6 +97,7 @@ static void test_log2(void)
 
 int main(void)
 {
+	RUN(test_settle);
 	RUN(test_small);
 	RUN(test_saturation);
 	RUN(test_against_log);

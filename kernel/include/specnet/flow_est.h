@@ -63,4 +63,41 @@ static inline u32 redopt_flows_from_bits(u32 k, u32 b)
 	return (u32)((n + (1ULL << 31)) >> 32);
 }
 
+/*
+ * The m the queue is dimensioned for after a window whose estimate is
+ * @est, the m in force being @m. A rise takes effect at once: the flows
+ * that came need the room in their slow starts, or they lose packets. A
+ * fall takes effect after FE_FALL_WINDOWS windows in a row below @m, and
+ * to the largest estimate of those windows: a flow silent for a window
+ * (between two requests, in an RTO backoff) is not gone, and a buffer
+ * dimensioned for one flow too many costs some queue, not drops. Without
+ * the hold, an estimate that swings by one between windows (flows going
+ * on and off) re-ran the model and moved the limit every window. @hold
+ * keeps the count and that largest estimate; zero it with the
+ * configuration.
+ */
+#define FE_FALL_WINDOWS	4
+
+struct fe_hold {
+	u32 windows;	/* windows in a row below the m in force */
+	u32 peak;	/* their largest estimate */
+};
+
+static inline u32 redopt_fe_settle(struct fe_hold *hold, u32 m, u32 est)
+{
+	if (est >= m) {
+		hold->windows = 0;
+		hold->peak = 0;
+		return est;
+	}
+	if (est > hold->peak)
+		hold->peak = est;
+	if (++hold->windows < FE_FALL_WINDOWS)
+		return m;
+	est = hold->peak;
+	hold->windows = 0;
+	hold->peak = 0;
+	return est;
+}
+
 #endif /* _SPECNET_FLOW_EST_H */
