@@ -100,6 +100,10 @@ def test_specd_churn_faults_kill9(sd, figure):
         # kill -9 at random points of the probing; the next specd adopts
         for k in range(KILLS):
             time.sleep(rng.uniform(0.2, 3.0))
+            # stopped first, so that the routes read are those it dies
+            # with (a probe under way changes a route between a read and
+            # the kill)
+            sd.proc.send_signal(signal.SIGSTOP)
             before = sd.routes()
             sd.proc.send_signal(signal.SIGKILL)
             sd.proc.wait(15)
