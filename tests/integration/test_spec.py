@@ -380,7 +380,9 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
         pre = max(e["cwnd"] for e in evs[:i])
         e = evs[i]
         assert e["cwnd"] <= 2, f"expected an RTO (cwnd 1), trace shows {e['cwnd']}"
-        assert e["ssthresh"] >= 0.9 * pre, f"ssthresh {e['ssthresh']}, pre {pre}"
+        # the counters say which verdict cut it (a TCG stall read as
+        # queue: delay_congestion; seen once in a whole make test)
+        assert e["ssthresh"] >= 0.9 * pre, f"ssthresh {e['ssthresh']}, pre {pre}: {counters(c)}"
         # evs[i] is the ACK of the retransmission; when is cwnd back?
         back = next((x for x in evs[i + 1:] if x["cwnd"] >= 0.9 * pre), None)
         assert back, (f"cwnd never returned to {pre}: counters {counters(c)}, RTO ACK at "
