@@ -11,7 +11,8 @@
  *
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
- *     ECE within the last srtt     -> congestion: 0.7 cwnd (CUBIC's beta)
+ *     ECE within the last srtt,    -> congestion: 0.7 cwnd (CUBIC's beta)
+ *       not answered yet
  *     else, before the first ECE,  -> congestion: down to the recent
  *       a standing queue              delivery rate x min RTT plus half
  *                                     the threshold's queue, within
@@ -29,14 +30,19 @@
  *     retransmission is acknowledged the pre-loss cwnd is restored, and
  *     internal pacing (enabled for every ECN connection, as BBR does)
  *     spreads the resulting burst over an RTT.
- *   ECN-Echo, no loss: 0.8 cwnd (RFC 8511's beta_ecn), once per window
- *     (the stack's CWR state); none while cwnd is below 7/8 of what the
- *     path delivers in a min RTT (the queue the mark reported is draining,
- *     spec_ece_reduces()), counted in ece_draining.
+ *   ECN-Echo, no loss: 0.8 cwnd (RFC 8511's beta_ecn), but not below
+ *     what the path carries in a min RTT (spec_ece_ssthresh(): the part of
+ *     the window above it is the marked queue), once per window (the
+ *     stack's CWR state); none while cwnd is below 7/8 of what the path
+ *     delivers in a min RTT (the queue the mark reported is draining,
+ *     spec_ece_reduces()), counted in ece_draining. A mark counts once:
+ *     a loss after the reduction that answered it is judged without it
+ *     (spec_ece_recent()).
  *   ECN-Echo within one srtt after a corruption guess: a misprediction.
- *     It is counted, and the mark's decrease (0.8) is applied at once: in
- *     Recovery/Loss by lowering ssthresh (PRR then reduces cwnd gradually;
- *     in Loss cwnd is cut to it), in Open through the stack's CWR entry.
+ *     It is counted, and the mark's decrease (as above) is applied at
+ *     once: in Recovery/Loss by lowering ssthresh (PRR then reduces cwnd
+ *     gradually; in Loss cwnd is cut to it), in Open through the stack's
+ *     CWR entry.
  *   ECN-Echo later in a recovery (or RTO) guessed corruption: that episode
  *     reduced nothing and the stack ignores ECE there, so the decrease is
  *     applied as for a misprediction (an RTO's window is not restored),
@@ -282,7 +288,10 @@ struct spec_ca {
 				 */
 	    css_rounds:3,	/* HyStart++: CSS rounds completed */
 	    cnt_kept:1,		/* cnt_cache holds CUBIC's last cnt */
-	    unused:2;
+	    ece_used:1,		/* the ECE at last_ece_us has been answered
+				 * (a reduction, or a loss's verdict)
+				 */
+	    unused:1;
 	u16 css_base;		/* HyStart++: CSS baseline (hystart.h's
 				 * hss_base()), 0: not in CSS
 				 */
@@ -346,9 +355,8 @@ static u32 spec_ssthresh(struct sock *sk)
 		return tcp_reno_ssthresh(sk);
 	}
 
-	ece_recent = ca->ece_seen &&
-		     spec_within(now, ca->last_ece_us,
-				 spec_window_us(spec_srtt_us(tp)));
+	ece_recent = spec_ece_recent(ca->ece_seen, ca->ece_used, now,
+				     ca->last_ece_us, spec_srtt_us(tp));
 	/* The breaker always; the queue only until ECN has shown that the
 	 * bottleneck marks (then a mark, not a queue, is congestion).
 	 */
@@ -360,6 +368,7 @@ static u32 spec_ssthresh(struct sock *sk)
 			  ece_recent || qv != QD_QUIET ? 0 :
 			  get_random_u32_below(SPEC_P_UNIT));
 	ca->verdict = v;
+	ca->ece_used |= v == SPEC_CONG_ECE;
 	ca->ece_skip = v == SPEC_CONG_ECE &&
 		       !spec_ece_reduces(cwnd, qd_path_bdp(&ca->qd));
 	if (ca->ece_skip) {
@@ -375,6 +384,10 @@ static u32 spec_ssthresh(struct sock *sk)
 		/* a standing queue: down to what the path delivers */
 		if (qv == QD_DELAY)
 			return qd_reduced_cwnd(&ca->qd, &qdp, cwnd);
+		if (v == SPEC_CONG_ECE)
+			return spec_ece_ssthresh(cwnd,
+						 qd_ece_floor(&ca->qd, &qdp,
+							      spec_srtt_us(tp)));
 		return spec_target_ssthresh(v, cwnd);
 	}
 	ca->spec_us = now;
@@ -565,6 +578,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 now = spec_now_us(tp);
+	struct qd_params qdp;
 	bool mispred, open;
 	u8 state;
 	u32 w;
@@ -582,6 +596,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	if (ca->reducing)
 		return;
 	ca->last_ece_us = now;
+	ca->ece_used = 0;
 	state = inet_csk(sk)->icsk_ca_state;
 	mispred = ca->spec_live &&
 		  spec_mispredicted(now, ca->spec_us, spec_srtt_us(tp));
@@ -593,6 +608,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	       (state == TCP_CA_Recovery || state == TCP_CA_Loss);
 	if (!mispred && !open)
 		return;
+	ca->ece_used = 1;	/* answered below, or judged a draining queue */
 	if (state == TCP_CA_Recovery || state == TCP_CA_Loss) {
 		w = mispred ? ca->spec_cwnd : max(tcp_snd_cwnd(tp),
 						  ca->spec_cwnd);
@@ -623,14 +639,18 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 		/* Apply the decrease ourselves: from the pre-loss window for a
 		 * misprediction, for a later mark from the window now if it
 		 * grew (Recovery; in Loss the stack has cut it to 1). The
-		 * evidence is a mark, so the mark's decrease (0.8): an AQM
+		 * evidence is a mark, so the mark's decrease (0.8, not below
+		 * the path's BDP, spec_ece_ssthresh()): an AQM
 		 * that marks drops no ECT packet, and on a long path with 1%
 		 * corruption every mark falls within an RTT of a loss. PRR
 		 * (Recovery) goes from the window now to the new ssthresh; in
 		 * Loss the window is cut directly. Queue CWR so the receiver
 		 * stops echoing this mark.
 		 */
-		tp->snd_ssthresh = cubic_reduce(w, CUBIC_BETA_ECN);
+		specnet_qd_params_read(&specnet_qd, &qdp);
+		tp->snd_ssthresh = spec_ece_ssthresh(w,
+						     qd_ece_floor(&ca->qd, &qdp,
+								  spec_srtt_us(tp)));
 		cubic_congestion(&ca->cubic, w, qd_path_bdp(&ca->qd));
 		if (state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)

@@ -292,6 +292,39 @@ static void test_path_bdp(void)
 	qd_rate_sample(&s, 100, 50000);
 	CHECK(s.rate_ns == 937500, "rate %u ns", s.rate_ns);
 	CHECK(qd_path_bdp(&s) == 106, "bdp %u", qd_path_bdp(&s));
+
+	/* what the path carries, corrupted packets included: the delivered
+	 * BDP over 1 - the corruption baseline, once it is set
+	 */
+	s.min_rtt_us = 600000;
+	s.rate_ns = 709219;		/* a packet delivered every 709 us */
+	CHECK(qd_path_bdp(&s) == 846, "bdp %u", qd_path_bdp(&s));
+	s.base_ppm = 100000;		/* 10% corruption */
+	s.quiet = QD_BRK_WARMUP - 1;
+	CHECK(qd_path_bdp_sent(&s) == 846, "baseline not set yet: %u",
+	      qd_path_bdp_sent(&s));
+	s.quiet = QD_BRK_WARMUP;
+	CHECK(qd_path_bdp_sent(&s) == 940, "846 / 0.9: %u", qd_path_bdp_sent(&s));
+	s.base_ppm = 0;
+	CHECK(qd_path_bdp_sent(&s) == 846, "no corruption: %u", qd_path_bdp_sent(&s));
+	s.base_ppm = 900000;
+	CHECK(qd_path_bdp_sent(&s) == 1692, "at most twice: %u", qd_path_bdp_sent(&s));
+
+	/* a mark's floor: that BDP while the srtt shows a queue of loss_us
+	 * (5 ms) or more, none otherwise
+	 */
+	s.base_ppm = 100000;
+	CHECK(qd_ece_floor(&s, &P, 605000) == 940, "a 5 ms queue: %u",
+	      qd_ece_floor(&s, &P, 605000));
+	CHECK(qd_ece_floor(&s, &P, 604999) == 0, "under 5 ms: %u",
+	      qd_ece_floor(&s, &P, 604999));
+	CHECK(qd_ece_floor(&s, &P, 600000) == 0, "no queue in sight");
+	s.min_rtt_us = QD_NONE;
+	CHECK(qd_ece_floor(&s, &P, 0xffffffffu) == 0, "no min RTT");
+	s.rate_ns = 1;
+	s.min_rtt_us = 0xfffffffeu;
+	CHECK(qd_path_bdp_sent(&s) == QD_NONE, "no overflow: %u", qd_path_bdp_sent(&s));
+	CHECK(qd_ece_floor(&s, &P, 0xffffffffu) == 0, "no overflow of min + 5 ms");
 }
 
 /* Samples @from..@to us, @n of them evenly, at @t_us, 10 us apart. */

@@ -136,6 +136,38 @@ static void test_ece_reduces(void)
 	CHECK(spec_ece_reduces(0xffffffffu, 0xffffffffu), "no overflow");
 }
 
+/* An ECN-Echo's threshold: 0.8 of the window, not below the path's BDP. */
+static void test_ece_ssthresh(void)
+{
+	/* GEO behind CoDel: 1076 at the mark, 940 delivered in a min RTT */
+	CHECK(spec_ece_ssthresh(1076, 940) == 940, "the queue only: %u",
+	      spec_ece_ssthresh(1076, 940));
+	/* a second mark while that queue drains: no further cut */
+	CHECK(spec_ece_ssthresh(940, 940) == 940, "at the BDP: kept");
+	/* a short path, the marked queue a third of the window: 0.8 */
+	CHECK(spec_ece_ssthresh(60, 41) == 47, "0.8 of 60: 47.99");
+	CHECK(spec_ece_ssthresh(1000, 0) == 799, "no estimate: 0.8");
+	CHECK(spec_ece_ssthresh(900, 990) == 900, "below the BDP: not above cwnd");
+	CHECK(spec_ece_ssthresh(1, 0) == 2, "floor");
+	CHECK(spec_ece_ssthresh(0xffffffffu, 0xffffffffu) == 0xffffffffu,
+	      "no overflow");
+}
+
+/* A mark makes a loss congestion once, within an srtt. */
+static void test_ece_recent(void)
+{
+	CHECK(spec_ece_recent(true, false, 1600000, 1000000, 620000),
+	      "600 ms after the mark, srtt 620 ms");
+	CHECK(!spec_ece_recent(true, true, 1600000, 1000000, 620000),
+	      "answered by the reduction it started");
+	CHECK(!spec_ece_recent(true, false, 1620000, 1000000, 620000),
+	      "an srtt after it");
+	CHECK(!spec_ece_recent(false, false, 1600000, 1000000, 620000),
+	      "no mark seen yet");
+	CHECK(spec_ece_recent(true, false, 5, 0xfffffff0u, 0), "wrapped clock, srtt floor");
+	CHECK(!spec_ece_recent(true, false, 1000, 0, 0), "1 ms floor");
+}
+
 static void test_cwnd_limited(void)
 {
 	/* tcp_is_cwnd_limited(), slow start: cwnd-limited, or below twice
@@ -203,6 +235,8 @@ int main(void)
 	RUN(test_decrease);
 	RUN(test_prr);
 	RUN(test_ece_reduces);
+	RUN(test_ece_ssthresh);
+	RUN(test_ece_recent);
 	RUN(test_cwnd_limited);
 	RUN(test_pacing);
 	RUN(test_windows);

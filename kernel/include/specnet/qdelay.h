@@ -482,6 +482,42 @@ static inline u32 qd_path_bdp(const struct qd_state *s)
 }
 
 /*
+ * What the path carries in a min RTT, in packets sent: qd_path_bdp() counts
+ * the packets delivered, and on a link that corrupts a fraction of what it
+ * carries the corrupted ones took their share of its capacity too. Once
+ * QD_BRK_WARMUP quiet intervals have set the corruption baseline, the
+ * delivered BDP is scaled by 1 / (1 - baseline), the baseline taken as
+ * at most one half (at most twice the delivered BDP).
+ */
+static inline u32 qd_path_bdp_sent(const struct qd_state *s)
+{
+	u32 bdp = qd_path_bdp(s);
+	u32 base = min_t(u32, s->base_ppm, QD_PPM_UNIT / 2);
+
+	if (s->quiet < QD_BRK_WARMUP || !base)
+		return bdp;
+	return (u32)min_t(u64, div_u64((u64)bdp * QD_PPM_UNIT,
+				       QD_PPM_UNIT - base), QD_NONE);
+}
+
+/*
+ * The window an ECN mark may not take the window below: what the path
+ * carries in a min RTT (qd_path_bdp_sent()), but only while the flow sees
+ * the queue the mark reports, a smoothed RTT (@srtt_us) at least loss_us
+ * above the min RTT; 0 (no floor) otherwise. A mark with no queue in
+ * sight comes from a queue this flow cannot measure (one that stood before
+ * it started, which its min RTT holds), and is answered in full.
+ */
+static inline u32 qd_ece_floor(const struct qd_state *s,
+			       const struct qd_params *p, u32 srtt_us)
+{
+	if (s->min_rtt_us == QD_NONE ||
+	    srtt_us < (u64)s->min_rtt_us + p->loss_us)
+		return 0;
+	return qd_path_bdp_sent(s);
+}
+
+/*
  * The most the window may grow to: QD_CAP_GAIN BDPs (min_rtt / pkt_ns
  * packets each) plus the threshold's queue. QD_NONE (no cap) until both
  * estimates exist or when disabled; at least 4 packets.

@@ -138,6 +138,22 @@ static inline bool spec_within(u32 now_us, u32 then_us, u32 win_us)
 }
 
 /*
+ * Does a loss come with a recent ECN-Echo? One seen (@seen) within the
+ * last srtt before @now_us, at @ece_us, and not answered yet (@used: a
+ * reduction, or an earlier loss's verdict, took it). A mark counts once:
+ * on a GEO path behind CoDel the reduction that answers a mark ends an
+ * RTT after it, while the srtt still holds the marked queue's delay, and
+ * at 1% corruption a loss falls in that gap more often than not; counted
+ * again, the mark cut the window answered at the mark to 0.7.
+ */
+static inline bool spec_ece_recent(bool seen, bool used, u32 now_us,
+				   u32 ece_us, u32 srtt_us)
+{
+	return seen && !used &&
+	       spec_within(now_us, ece_us, spec_window_us(srtt_us));
+}
+
+/*
  * Classify a loss. @ece_recent: an ECN-Echo arrived within the last srtt.
  * @delay: the delay signal or the circuit breaker (qdelay.h) found
  * congestion. @rnd: uniform in [0, SPEC_P_UNIT), supplied by the caller;
@@ -169,6 +185,26 @@ static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
 	if (v == SPEC_CONG_ECE)
 		return cubic_reduce(cwnd, CUBIC_BETA_ECN);
 	return cubic_reduce(cwnd, CUBIC_BETA);
+}
+
+/*
+ * The slow-start threshold an ECN-Echo without loss sets: RFC 8511's
+ * beta_ecn (0.8) of @cwnd, but not below @path_bdp, what the path carries
+ * in a min RTT while the flow sees the marked queue (qdelay.h's
+ * qd_ece_floor(); 0: none), nor above @cwnd.
+ * A mark reports a queue; the part of @cwnd above the path's BDP is that
+ * queue, so a window brought down to the BDP drains it with the link kept
+ * busy. On a short path a marked queue is a large part of the window and
+ * 0.8 is the deeper cut; on a GEO path behind CoDel (5 ms target, 600 ms
+ * RTT) the queue at a mark is a few percent of the window, and 0.8 left
+ * the window a fifth below the BDP after every mark, twice after a
+ * slow-start overshoot (docs/algorithms.md, "Growth and the ECN
+ * response").
+ */
+static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp)
+{
+	return max_t(u32, cubic_reduce(cwnd, CUBIC_BETA_ECN),
+		     min_t(u32, cwnd, path_bdp));
 }
 
 /*
