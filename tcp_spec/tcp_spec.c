@@ -384,11 +384,9 @@ static u32 spec_ssthresh(struct sock *sk)
 		/* a standing queue: down to what the path delivers */
 		if (qv == QD_DELAY)
 			return qd_reduced_cwnd(&ca->qd, &qdp, cwnd);
-		if (v == SPEC_CONG_ECE)
-			return spec_ece_ssthresh(cwnd,
-						 qd_ece_floor(&ca->qd, &qdp,
-							      spec_srtt_us(tp)));
-		return spec_target_ssthresh(v, cwnd);
+		return spec_target_ssthresh(v, cwnd,
+					    qd_ece_floor(&ca->qd, &qdp,
+							 spec_srtt_us(tp)));
 	}
 	ca->spec_us = now;
 	ca->spec_cwnd = cwnd;
@@ -400,7 +398,7 @@ static u32 spec_ssthresh(struct sock *sk)
 		ca->ss_before = tp->snd_ssthresh;
 		ca->ss_pending = 1;
 	}
-	return spec_target_ssthresh(v, cwnd);
+	return spec_target_ssthresh(v, cwnd, 0);
 }
 
 /* A loss event's verdict in the counters. */

@@ -51,7 +51,7 @@ static void test_classify(void)
 	for (r = 0; r < SPEC_P_UNIT; r++)
 		CHECK(spec_classify(&p, false, true, r) == SPEC_CONG_DELAY, "delay r=%u", r);
 	CHECK(spec_classify(&p, true, true, 0) == SPEC_CONG_ECE, "ECE and delay");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DELAY, 100) == 70, "breaker: 0.7");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DELAY, 100, 0) == 70, "breaker: 0.7");
 	p.p_corrupt = 0;
 
 	/* Bernoulli(p): exactly p of the 1000 equiprobable draws are corruption */
@@ -68,12 +68,12 @@ static void test_decrease(void)
 	/* decrease: corruption keeps cwnd; an ECN-Echo takes 0.8 (819/1024),
 	 * a congestion loss 0.7 (717/1024), floor 2
 	 */
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40) == 40, "keep");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1) == 2, "keep floor");
-	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40) == 31, "0.8 of 40: 31.99");
-	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 1000) == 799, "0.8 of 1000");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41) == 28, "0.7 of 41: 28.7");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3) == 2, "floor");
+	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, 0) == 40, "keep");
+	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1, 0) == 2, "keep floor");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40, 0) == 31, "0.8 of 40: 31.99");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 1000, 0) == 799, "0.8 of 1000");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41, 0) == 28, "0.7 of 41: 28.7");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3, 0) == 2, "floor");
 	/* slow start during a corruption recovery: +1 per delivered segment
 	 * up to the old ssthresh; kept in congestion avoidance
 	 */
@@ -121,7 +121,7 @@ static void test_prr(void)
 		}
 		CHECK(in_flight == 50 && out == 50, "in flight %u out %u", in_flight, out);
 	}
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 0xffffffffu) == 3007315967u, "0.7 of the largest window");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 0xffffffffu, 0) == 3007315967u, "0.7 of the largest window");
 }
 
 /* An ECN-Echo reduces unless the window is below the path's BDP. */

@@ -170,23 +170,6 @@ static inline enum spec_verdict spec_classify(const struct spec_params *p,
 	return rnd < p->p_corrupt ? SPEC_CORRUPT : SPEC_CONG_DRAW;
 }
 
-/* The slow-start threshold a verdict calls for, from the pre-loss cwnd.
- * Congestion: the reduction's target (PRR moves cwnd toward it, and cwnd
- * is set to it when the reduction ends): 0.8 for an ECN-Echo (the stack
- * calls ssthresh() for a mark without loss too; a loss with a recent mark
- * is taken down to 0.7 by the caller, which knows it was a loss), 0.7
- * otherwise. Corruption: the pre-loss window, which cwnd does not go
- * below while the recovery lasts.
- */
-static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd)
-{
-	if (v == SPEC_CORRUPT)
-		return max_t(u32, cwnd, SPEC_MIN_CWND);
-	if (v == SPEC_CONG_ECE)
-		return cubic_reduce(cwnd, CUBIC_BETA_ECN);
-	return cubic_reduce(cwnd, CUBIC_BETA);
-}
-
 /*
  * The slow-start threshold an ECN-Echo without loss sets: RFC 8511's
  * beta_ecn (0.8) of @cwnd, but not below @path_bdp, what the path carries
@@ -205,6 +188,24 @@ static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp)
 {
 	return max_t(u32, cubic_reduce(cwnd, CUBIC_BETA_ECN),
 		     min_t(u32, cwnd, path_bdp));
+}
+
+/* The slow-start threshold a verdict calls for, from the pre-loss cwnd.
+ * Congestion: the reduction's target (PRR moves cwnd toward it, and cwnd
+ * is set to it when the reduction ends): for an ECN-Echo, 0.8 floored at
+ * @ece_floor (spec_ece_ssthresh(); the stack calls ssthresh() for a mark
+ * without loss too; a loss with a recent mark is taken down to 0.7 by
+ * the caller, which knows it was a loss), 0.7 otherwise. Corruption: the
+ * pre-loss window, which cwnd does not go below while the recovery lasts.
+ */
+static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd,
+				       u32 ece_floor)
+{
+	if (v == SPEC_CORRUPT)
+		return max_t(u32, cwnd, SPEC_MIN_CWND);
+	if (v == SPEC_CONG_ECE)
+		return spec_ece_ssthresh(cwnd, ece_floor);
+	return cubic_reduce(cwnd, CUBIC_BETA);
 }
 
 /*
