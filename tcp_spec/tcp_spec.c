@@ -30,8 +30,9 @@
  *     retransmission is acknowledged the pre-loss cwnd is restored, and
  *     internal pacing (enabled for every ECN connection, as BBR does)
  *     spreads the resulting burst over an RTT.
- *   ECN-Echo, no loss: 0.8 cwnd (RFC 8511's beta_ecn), but not below
- *     what the path carries in a min RTT (spec_ece_ssthresh(): the part of
+ *   ECN-Echo, no loss: 0.8 cwnd (RFC 8511's beta_ecn), 0.5 in slow start
+ *     (the window doubled while the mark came back), but not below what
+ *     the path carries in a min RTT (spec_ece_ssthresh(): the part of
  *     the window above it is the marked queue), once per window (the
  *     stack's CWR state); none while cwnd is below 7/8 of what the path
  *     delivers in a min RTT (the queue the mark reported is draining,
@@ -320,6 +321,15 @@ static struct tcp_congestion_ops tcp_spec_reno __read_mostly = {
 };
 
 /* At most one "without ECN" message a minute. */
+/* Slow start, judged in a corruption episode against the threshold of
+ * before its first loss (the episode's threshold is the kept window).
+ */
+static bool spec_in_slow_start(const struct tcp_sock *tp,
+			       const struct spec_ca *ca, u32 cwnd)
+{
+	return cwnd < (ca->ss_pending ? ca->ss_before : tp->snd_ssthresh);
+}
+
 static DEFINE_RATELIMIT_STATE(spec_non_ecn_rs, 60 * HZ, 1);
 
 static void spec_init(struct sock *sk)
@@ -345,6 +355,7 @@ static u32 spec_ssthresh(struct sock *sk)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp);
 	u32 now = spec_now_us(tp);
+	bool ss = spec_in_slow_start(tp, ca, cwnd);
 	struct qd_params qdp;
 	enum spec_verdict v;
 	enum qd_verdict qv;
@@ -386,7 +397,8 @@ static u32 spec_ssthresh(struct sock *sk)
 			return qd_reduced_cwnd(&ca->qd, &qdp, cwnd);
 		return spec_target_ssthresh(v, cwnd,
 					    qd_ece_floor(&ca->qd, &qdp,
-							 spec_srtt_us(tp)));
+							 spec_srtt_us(tp)),
+					    ss);
 	}
 	ca->spec_us = now;
 	ca->spec_cwnd = cwnd;
@@ -398,7 +410,7 @@ static u32 spec_ssthresh(struct sock *sk)
 		ca->ss_before = tp->snd_ssthresh;
 		ca->ss_pending = 1;
 	}
-	return spec_target_ssthresh(v, cwnd, 0);
+	return spec_target_ssthresh(v, cwnd, 0, ss);
 }
 
 /* A loss event's verdict in the counters. */
@@ -577,7 +589,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 now = spec_now_us(tp);
 	struct qd_params qdp;
-	bool mispred, open;
+	bool mispred, open, ss;
 	u8 state;
 	u32 w;
 
@@ -610,6 +622,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	if (state == TCP_CA_Recovery || state == TCP_CA_Loss) {
 		w = mispred ? ca->spec_cwnd : max(tcp_snd_cwnd(tp),
 						  ca->spec_cwnd);
+		ss = spec_in_slow_start(tp, ca, w);
 		if (!spec_ece_reduces(w, qd_path_bdp(&ca->qd))) {
 			/* below what the path delivers: the marked queue
 			 * drains, the loss was not ours to answer; the
@@ -637,8 +650,9 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 		/* Apply the decrease ourselves: from the pre-loss window for a
 		 * misprediction, for a later mark from the window now if it
 		 * grew (Recovery; in Loss the stack has cut it to 1). The
-		 * evidence is a mark, so the mark's decrease (0.8, not below
-		 * the path's BDP, spec_ece_ssthresh()): an AQM
+		 * evidence is a mark, so the mark's decrease (0.8, half in
+		 * slow start, not below the path's BDP, spec_ece_ssthresh()):
+		 * an AQM
 		 * that marks drops no ECT packet, and on a long path with 1%
 		 * corruption every mark falls within an RTT of a loss. PRR
 		 * (Recovery) goes from the window now to the new ssthresh; in
@@ -648,7 +662,8 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 		specnet_qd_params_read(&specnet_qd, &qdp);
 		tp->snd_ssthresh = spec_ece_ssthresh(w,
 						     qd_ece_floor(&ca->qd, &qdp,
-								  spec_srtt_us(tp)));
+								  spec_srtt_us(tp)),
+						     ss);
 		cubic_congestion(&ca->cubic, w, qd_path_bdp(&ca->qd));
 		if (state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)

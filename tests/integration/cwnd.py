@@ -15,6 +15,7 @@ import specnet_lab as lab
 RTT = 0.100
 INFINITE_SSTHRESH = 0x7fffffff
 LOSS_PKT = 500          # conntrack packet count of the packet we drop
+MSS = 1448              # payload of a full segment (1500-byte MTU, timestamps)
 
 
 def wnd_limited_chain():

@@ -51,7 +51,7 @@ static void test_classify(void)
 	for (r = 0; r < SPEC_P_UNIT; r++)
 		CHECK(spec_classify(&p, false, true, r) == SPEC_CONG_DELAY, "delay r=%u", r);
 	CHECK(spec_classify(&p, true, true, 0) == SPEC_CONG_ECE, "ECE and delay");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DELAY, 100, 0) == 70, "breaker: 0.7");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DELAY, 100, 0, false) == 70, "breaker: 0.7");
 	p.p_corrupt = 0;
 
 	/* Bernoulli(p): exactly p of the 1000 equiprobable draws are corruption */
@@ -68,12 +68,12 @@ static void test_decrease(void)
 	/* decrease: corruption keeps cwnd; an ECN-Echo takes 0.8 (819/1024),
 	 * a congestion loss 0.7 (717/1024), floor 2
 	 */
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, 0) == 40, "keep");
-	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1, 0) == 2, "keep floor");
-	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40, 0) == 31, "0.8 of 40: 31.99");
-	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 1000, 0) == 799, "0.8 of 1000");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41, 0) == 28, "0.7 of 41: 28.7");
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3, 0) == 2, "floor");
+	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 40, 0, false) == 40, "keep");
+	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1, 0, false) == 2, "keep floor");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 40, 0, false) == 31, "0.8 of 40: 31.99");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 1000, 0, false) == 799, "0.8 of 1000");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 41, 0, false) == 28, "0.7 of 41: 28.7");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 3, 0, false) == 2, "floor");
 	/* slow start during a corruption recovery: +1 per delivered segment
 	 * up to the old ssthresh; kept in congestion avoidance
 	 */
@@ -121,7 +121,7 @@ static void test_prr(void)
 		}
 		CHECK(in_flight == 50 && out == 50, "in flight %u out %u", in_flight, out);
 	}
-	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 0xffffffffu, 0) == 3007315967u, "0.7 of the largest window");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 0xffffffffu, 0, false) == 3007315967u, "0.7 of the largest window");
 }
 
 /* An ECN-Echo reduces unless the window is below the path's BDP. */
@@ -140,17 +140,33 @@ static void test_ece_reduces(void)
 static void test_ece_ssthresh(void)
 {
 	/* GEO behind CoDel: 1076 at the mark, 940 delivered in a min RTT */
-	CHECK(spec_ece_ssthresh(1076, 940) == 940, "the queue only: %u",
-	      spec_ece_ssthresh(1076, 940));
+	CHECK(spec_ece_ssthresh(1076, 940, false) == 940, "the queue only: %u",
+	      spec_ece_ssthresh(1076, 940, false));
 	/* a second mark while that queue drains: no further cut */
-	CHECK(spec_ece_ssthresh(940, 940) == 940, "at the BDP: kept");
+	CHECK(spec_ece_ssthresh(940, 940, false) == 940, "at the BDP: kept");
 	/* a short path, the marked queue a third of the window: 0.8 */
-	CHECK(spec_ece_ssthresh(60, 41) == 47, "0.8 of 60: 47.99");
-	CHECK(spec_ece_ssthresh(1000, 0) == 799, "no estimate: 0.8");
-	CHECK(spec_ece_ssthresh(900, 990) == 900, "below the BDP: not above cwnd");
-	CHECK(spec_ece_ssthresh(1, 0) == 2, "floor");
-	CHECK(spec_ece_ssthresh(0xffffffffu, 0xffffffffu) == 0xffffffffu,
+	CHECK(spec_ece_ssthresh(60, 41, false) == 47, "0.8 of 60: 47.99");
+	CHECK(spec_ece_ssthresh(1000, 0, false) == 799, "no estimate: 0.8");
+	CHECK(spec_ece_ssthresh(900, 990, false) == 900, "below the BDP: not above cwnd");
+	CHECK(spec_ece_ssthresh(1, 0, false) == 2, "floor");
+	CHECK(spec_ece_ssthresh(0xffffffffu, 0xffffffffu, false) == 0xffffffffu,
 	      "no overflow");
+	/* slow start: half, not below the BDP. GEO behind CoDel, the window
+	 * doubled to 1957 while the mark came back: 978, the marked round's
+	 */
+	CHECK(spec_ece_ssthresh(1957, 940, true) == 978, "half of 1957: %u",
+	      spec_ece_ssthresh(1957, 940, true));
+	/* a mark a little past the BDP (a paced slow start): the BDP */
+	CHECK(spec_ece_ssthresh(1300, 940, true) == 940, "1300: the BDP");
+	CHECK(spec_ece_ssthresh(1000, 0, true) == 500, "no estimate: half");
+	CHECK(spec_ece_ssthresh(900, 990, true) == 900, "not above cwnd");
+	CHECK(spec_ece_ssthresh(3, 0, true) == 2, "floor");
+	CHECK(spec_target_ssthresh(SPEC_CONG_ECE, 1957, 940, true) == 978,
+	      "the verdict's threshold in slow start");
+	CHECK(spec_target_ssthresh(SPEC_CONG_DRAW, 1000, 940, true) == 700,
+	      "a loss in slow start: 0.7");
+	CHECK(spec_target_ssthresh(SPEC_CORRUPT, 1000, 940, true) == 1000,
+	      "corruption in slow start: kept");
 }
 
 /* A mark makes a loss congestion once, within an srtt. */

@@ -172,39 +172,48 @@ static inline enum spec_verdict spec_classify(const struct spec_params *p,
 
 /*
  * The slow-start threshold an ECN-Echo without loss sets: RFC 8511's
- * beta_ecn (0.8) of @cwnd, but not below @path_bdp, what the path carries
- * in a min RTT while the flow sees the marked queue (qdelay.h's
- * qd_ece_floor(); 0: none), nor above @cwnd.
+ * beta_ecn (0.8) of @cwnd, or half of it in slow start (@slow_start), but
+ * not below @path_bdp, what the path carries in a min RTT while the flow
+ * sees the marked queue (qdelay.h's qd_ece_floor(); 0: none), nor above
+ * @cwnd.
  * A mark reports a queue; the part of @cwnd above the path's BDP is that
  * queue, so a window brought down to the BDP drains it with the link kept
  * busy. On a short path a marked queue is a large part of the window and
  * 0.8 is the deeper cut; on a GEO path behind CoDel (5 ms target, 600 ms
  * RTT) the queue at a mark is a few percent of the window, and 0.8 left
  * the window a fifth below the BDP after every mark, twice after a
- * slow-start overshoot (docs/algorithms.md, "Growth and the ECN
- * response").
+ * slow-start overshoot. In slow start the window doubles every round
+ * trip and a mark comes back one round trip after the queue it reports
+ * formed, so the window can be twice the BDP: 0.8 a round took four round
+ * trips and more of a queue of up to one BDP to drain it (the bottleneck
+ * queue's 95th percentile was 130-280 ms on that path); half of it is the
+ * window of the round that was marked (docs/algorithms.md, "Growth and
+ * the ECN response").
  */
-static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp)
+#define SPEC_BETA_ECN_SS	(CUBIC_BETA_UNIT / 2)
+static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp, bool slow_start)
 {
-	return max_t(u32, cubic_reduce(cwnd, CUBIC_BETA_ECN),
+	return max_t(u32, cubic_reduce(cwnd, slow_start ? SPEC_BETA_ECN_SS :
+						 CUBIC_BETA_ECN),
 		     min_t(u32, cwnd, path_bdp));
 }
 
 /* The slow-start threshold a verdict calls for, from the pre-loss cwnd.
  * Congestion: the reduction's target (PRR moves cwnd toward it, and cwnd
- * is set to it when the reduction ends): for an ECN-Echo, 0.8 floored at
- * @ece_floor (spec_ece_ssthresh(); the stack calls ssthresh() for a mark
+ * is set to it when the reduction ends): for an ECN-Echo, 0.8 (half in
+ * @slow_start) floored at @ece_floor (spec_ece_ssthresh(); the stack
+ * calls ssthresh() for a mark
  * without loss too; a loss with a recent mark is taken down to 0.7 by
  * the caller, which knows it was a loss), 0.7 otherwise. Corruption: the
  * pre-loss window, which cwnd does not go below while the recovery lasts.
  */
 static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd,
-				       u32 ece_floor)
+				       u32 ece_floor, bool slow_start)
 {
 	if (v == SPEC_CORRUPT)
 		return max_t(u32, cwnd, SPEC_MIN_CWND);
 	if (v == SPEC_CONG_ECE)
-		return spec_ece_ssthresh(cwnd, ece_floor);
+		return spec_ece_ssthresh(cwnd, ece_floor, slow_start);
 	return cubic_reduce(cwnd, CUBIC_BETA);
 }
 
