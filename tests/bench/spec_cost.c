@@ -10,9 +10,11 @@
  * One call is what the congestion control does for one ACK of one segment
  * in congestion avoidance, the common case on a long path:
  *
- * spec:     tcp_spec's pkts_acked() (the parameters' snapshot, an RTT and a
+ * spec:     tcp_spec's pkts_acked() (the parameters' snapshot, an RTT
+ *           sample for the path-step detector and the min RTT, a
  *           delivery-rate sample, the round and breaker accounting of
- *           qdelay.h, HyStart++'s test of the first slow start) and cong_control() (CUBIC's cnt from cubic.h, the
+ *           qdelay.h, HyStart++'s test of the first slow start) and
+ *           cong_control() (CUBIC's cnt from cubic.h, the
  *           stack's tcp_cong_avoid_ai(), the growth cap of a path that has
  *           not marked, the pacing rate of spec.h);
  * spec-ecn: the same once an ECN-Echo has been seen (no growth cap);
@@ -215,6 +217,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 
 	/* spec_pkts_acked() */
 	qd_params_read(&qdp);
+	qd_step_sample(&c->qd, &qdp, rtt_us, true);
 	qd_rtt_sample(&c->qd, &qdp, c->now_us, rtt_us);
 	qd_rate_sample(&c->qd, rate_delivered, rate_interval_us);
 	qd_ack(&c->qd, &qdp, c->delivered, c->lost, c->packets_out);
