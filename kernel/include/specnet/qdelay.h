@@ -261,7 +261,8 @@ static inline void qd_step_sample(struct qd_state *s,
 				  bool steady)
 {
 	u32 last = (u32)s->step_last << QD_STEP_SHIFT;
-	u32 thresh = qd_thresh_us(s, p), half = thresh >> 1;
+	u32 top = last + (1U << QD_STEP_SHIFT) - 1;	/* its unit's top */
+	u32 thresh;
 
 	if (!rtt_us)
 		return;
@@ -270,15 +271,23 @@ static inline void qd_step_sample(struct qd_state *s,
 	if (!s->settled) {
 		s->step_chk = 0;
 	} else if (s->step_chk) {
-		if (rtt_us >= last + (half >> 1))
+		if (rtt_us >= last + (qd_thresh_us(s, p) >> 2))
 			return;		/* the new level holds */
 		s->step_chk = 0;	/* it fell back: not a step */
-	} else if (p->enable && s->step_last && s->step_last < QD_STEP_MAX &&
-		   s->min_rtt_us != QD_NONE &&
-		   min_t(u32, last, qd_rtt(s)) < s->min_rtt_us + 2 * thresh &&
-		   rtt_us >= last + (1U << QD_STEP_SHIFT) - 1 + half) {
-		s->step_chk = QD_STEP_ROUNDS;	/* step_last keeps the level */
-		return;
+	} else if (rtt_us >= top + (p->loss_us >> 1) && p->enable &&
+		   s->step_last && s->step_last < QD_STEP_MAX &&
+		   s->min_rtt_us != QD_NONE) {
+		/* the threshold is at least loss_us: it is computed only for
+		 * a sample that rose by half of that, not for every ACK
+		 */
+		thresh = qd_thresh_us(s, p);
+		if (min_t(u32, last, qd_rtt(s)) < s->min_rtt_us + 2 * thresh &&
+		    rtt_us >= top + (thresh >> 1)) {
+			s->step_chk = QD_STEP_ROUNDS;	/* step_last keeps
+							 * the level
+							 */
+			return;
+		}
 	}
 	s->step_last = qd_step_level(rtt_us);
 }
