@@ -320,16 +320,23 @@ static struct tcp_congestion_ops tcp_spec_reno __read_mostly = {
 	.name		= "spec-reno",
 };
 
-/* At most one "without ECN" message a minute. */
-/* Slow start, judged in a corruption episode against the threshold of
- * before its first loss (the episode's threshold is the kept window).
+/* The slow-start threshold that says whether the flow is in slow start:
+ * in a corruption episode the one of before its first loss (the episode's
+ * own threshold is the kept window).
  */
+static u32 spec_ss_threshold(const struct tcp_sock *tp,
+			     const struct spec_ca *ca)
+{
+	return ca->ss_pending ? ca->ss_before : tp->snd_ssthresh;
+}
+
 static bool spec_in_slow_start(const struct tcp_sock *tp,
 			       const struct spec_ca *ca, u32 cwnd)
 {
-	return cwnd < (ca->ss_pending ? ca->ss_before : tp->snd_ssthresh);
+	return cwnd < spec_ss_threshold(tp, ca);
 }
 
+/* At most one "without ECN" message a minute. */
 static DEFINE_RATELIMIT_STATE(spec_non_ecn_rs, 60 * HZ, 1);
 
 static void spec_init(struct sock *sk)
@@ -652,8 +659,7 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 		 * grew (Recovery; in Loss the stack has cut it to 1). The
 		 * evidence is a mark, so the mark's decrease (0.8, half in
 		 * slow start, not below the path's BDP, spec_ece_ssthresh()):
-		 * an AQM
-		 * that marks drops no ECT packet, and on a long path with 1%
+		 * an AQM that marks drops no ECT packet, and on a long path with 1%
 		 * corruption every mark falls within an RTT of a loss. PRR
 		 * (Recovery) goes from the window now to the new ssthresh; in
 		 * Loss the window is cut directly. Queue CWR so the receiver
@@ -895,7 +901,7 @@ static void spec_set_pacing_rate(struct sock *sk)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	const struct spec_ca *ca = inet_csk_ca(sk);
 	const struct net *net = sock_net(sk);
-	u32 ss = ca->ss_pending ? ca->ss_before : tp->snd_ssthresh;
+	u32 ss = spec_ss_threshold(tp, ca);
 	u32 ratio = tcp_snd_cwnd(tp) < ss / 2 ?
 		    READ_ONCE(net->ipv4.sysctl_tcp_pacing_ss_ratio) :
 		    READ_ONCE(net->ipv4.sysctl_tcp_pacing_ca_ratio);

@@ -283,9 +283,8 @@ static inline void qd_step_sample(struct qd_state *s,
 		thresh = qd_thresh_us(s, p);
 		if (min_t(u32, last, qd_rtt(s)) < s->min_rtt_us + 2 * thresh &&
 		    rtt_us >= top + (thresh >> 1)) {
-			s->step_chk = QD_STEP_ROUNDS;	/* step_last keeps
-							 * the level
-							 */
+			/* step_last keeps the level */
+			s->step_chk = QD_STEP_ROUNDS;
 			return;
 		}
 	}

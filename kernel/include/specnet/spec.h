@@ -185,10 +185,9 @@ static inline enum spec_verdict spec_classify(const struct spec_params *p,
  * slow-start overshoot. In slow start the window doubles every round
  * trip and a mark comes back one round trip after the queue it reports
  * formed, so the window can be twice the BDP: 0.8 a round took four round
- * trips and more of a queue of up to one BDP to drain it (the bottleneck
- * queue's 95th percentile was 130-280 ms on that path); half of it is the
- * window of the round that was marked (docs/algorithms.md, "Growth and
- * the ECN response").
+ * trips and more, with that queue in each, to drain it; half of it is the
+ * window of the round that was marked (docs/algorithms.md, "In slow start
+ * a mark halves the window").
  */
 #define SPEC_BETA_ECN_SS	(CUBIC_BETA_UNIT / 2)
 static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp, bool slow_start)
@@ -202,10 +201,10 @@ static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp, bool slow_start)
  * Congestion: the reduction's target (PRR moves cwnd toward it, and cwnd
  * is set to it when the reduction ends): for an ECN-Echo, 0.8 (half in
  * @slow_start) floored at @ece_floor (spec_ece_ssthresh(); the stack
- * calls ssthresh() for a mark
- * without loss too; a loss with a recent mark is taken down to 0.7 by
- * the caller, which knows it was a loss), 0.7 otherwise. Corruption: the
- * pre-loss window, which cwnd does not go below while the recovery lasts.
+ * calls ssthresh() for a mark without loss too; a loss with a recent mark
+ * is taken down to 0.7 by the caller, which knows it was a loss), 0.7
+ * otherwise. Corruption: the pre-loss window, which cwnd does not go
+ * below while the recovery lasts.
  */
 static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd,
 				       u32 ece_floor, bool slow_start)
