@@ -481,6 +481,22 @@ def sender_ecn_sysctls(ecn=True):
             f"net.ipv4.tcp_ecn_fallback={0 if ecn else 1}")
 
 
+PRIMER_PORT = 5299
+
+
+def route_metrics_primer(dst_ip, port=PRIMER_PORT):
+    """(receiver command, sender command) that put @dst_ip in the sender's
+    TCP metrics cache (mininet/route_primer.py: one connection opened and
+    closed; the sender command fails unless the entry appears), so that the
+    route's initial ssthresh reaches the flows that follow. Without it,
+    every connection to a fresh destination starts with an infinite
+    ssthresh whatever the route says. Lock the metric (`ssthresh lock N`)
+    so that the flows' own closes do not rewrite it."""
+    script = os.path.join(TOP, "mininet", "route_primer.py")
+    return (f"python3 {script} serve {port} >/dev/null 2>&1 &",
+            f"python3 {script} connect {dst_ip} {port}")
+
+
 def iperf3_server(ns, port=5201):
     sh(f"iperf3 -s -D -1 -p {port} --logfile /tmp/iperf3-{ns}-{port}.log", ns=ns)
     time.sleep(0.3)
