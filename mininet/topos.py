@@ -99,6 +99,15 @@ class PathsTopo(Topo):
     def receiver(self, net, p):
         return net[f"h2p{p}"]
 
+    def flows(self, p):
+        """Flows per path where the topology fixes them (None: the
+        scenario's or the case's)."""
+        return None
+
+    def flow_dst(self, p, i):
+        """The address flow @i of path @p sends to."""
+        return self.dst_ip(p)
+
     def wire_frame(self):
         """Ethernet frame of a full-sized segment: the IP MTU + 14."""
         return self.frame() + ETH_HDR
@@ -756,50 +765,94 @@ class OnoffTopo(ChainTopo):
 
 
 class RedTopo(ChainTopo):
-    """The RED model's example path (docs/algorithms.md, RED model): a
-    1.5 Mbit/s bottleneck, 59 ms RTT, MTU 1052 (MSS 1000), 2 ECN flows with initial
-    ssthresh 15 on the sender's route. The bottleneck queue is redopt,
-    dimensioned by the model (MODEL, the example's s = 1000 bytes: max_th
-    8, limit 53), when @max_th is
-    the model's; otherwise stock RED with @max_th, the same min_th, limit,
-    max_p and EWMA weight (burst 60: Wlog 9, as redopt's default), so the
-    thresholds are the only difference (classic: max_th = 3 min_th = 15)."""
+    """The RED model's paths (docs/algorithms.md, RED model), one of CASES
+    (@case): a bottleneck of the case's rate and RTT, MTU 1052 (MSS 1000),
+    and one ECN flow per entry of the case's ssthresh list, each to its own
+    address of the receiver, whose host route on the sender carries that
+    flow's initial ssthresh (locked, and in force from the first flow:
+    lab.route_metrics_primer). The bottleneck queue is redopt, dimensioned
+    by the model from the case's inputs (the paper's s = 1000 bytes), when
+    @max_th is the model's; otherwise stock RED with @max_th, the same
+    min_th, limit, max_p and EWMA weight (burst 60: Wlog 9, as redopt's
+    default), so the thresholds are the only difference (classic: max_th =
+    3 min_th = 15)."""
 
     mtu = 1052
-    # the model's inputs: tc word (specctl option) -> value
-    MODEL = {"bandwidth": "1.5mbit", "rtt": "59ms", "flows": "2", "ssthresh": "15",
-             "min": "5", "probability": "0.1", "window": "38", "avpkt": "1000"}
-    _model = {}
+    # the model's inputs per case: tc word (specctl option) -> value
+    CASES = {
+        # the paper's example: two flows with thresholds 15 and 20 and the
+        # window W = 38 at the first mark that its max_th assumes
+        "59ms": {"bandwidth": "1.5mbit", "rtt": "59ms", "ssthresh": "15,20", "min": "5",
+                 "probability": "0.1", "window": "38"},
+        # the paper's second case, at max_p 0.2; W from the path
+        "99ms": {"bandwidth": "1.5mbit", "rtt": "99ms", "ssthresh": "15,15", "min": "5",
+                 "probability": "0.2"},
+        # a larger path: four flows whose slow starts overshoot a
+        # 125-packet BDP by 35 packets
+        "10mbit": {"bandwidth": "10mbit", "rtt": "100ms", "ssthresh": "40,40,40,40",
+                   "min": "5", "probability": "0.1"},
+    }
+    DEFAULT_CASE = "59ms"
+    AVPKT = "1000"
+    _models = {}
 
     @classmethod
-    def model(cls):
-        """limit, min_th, max_th and qavg_max of MODEL, from `specctl model
+    def inputs(cls, case=None):
+        """The model's inputs of @case, flows and avpkt included."""
+        c = cls.CASES[case or cls.DEFAULT_CASE]
+        return dict(c, flows=str(len(c["ssthresh"].split(","))), avpkt=cls.AVPKT)
+
+    @classmethod
+    def model(cls, case=None):
+        """limit, min_th, max_th and qavg_max of @case, from `specctl model
         red` (the header the qdisc uses)."""
-        if not cls._model:
+        case = case or cls.DEFAULT_CASE
+        if case not in cls._models:
             opt = {"probability": "max-p"}
-            args = [a for k, v in cls.MODEL.items() for a in (f"--{opt.get(k, k)}", v)]
+            args = [a for k, v in cls.inputs(case).items() for a in (f"--{opt.get(k, k)}", v)]
             out = subprocess.run([SPECCTL, "model", "red", *args, "--json"],
                                  capture_output=True, text=True, check=True).stdout
-            cls._model.update(json.loads(out))
-        return cls._model
+            cls._models[case] = json.loads(out)
+        return cls._models[case]
 
     @classmethod
-    def redopt_words(cls):
-        return " ".join(f"{k} {v}" for k, v in cls.MODEL.items()) + " ecn"
+    def redopt_words(cls, case=None):
+        return " ".join(f"{k} {v}" for k, v in cls.inputs(case).items()) + " ecn"
 
-    def chain_links(self, max_th=None, **_):
-        m = self.model()
+    def chain_links(self, max_th=None, case=None, **_):
+        if (case or self.DEFAULT_CASE) not in self.CASES:
+            raise ValueError(f"red: unknown case {case!r} ({', '.join(self.CASES)})")
+        i, m = self.inputs(case), self.model(case)
         mx = int(max_th) if max_th is not None else m["max_th"]
-        q = (("redopt", self.redopt_words()) if mx == m["max_th"]
-             else ("red", m["min_th"], mx, 0.1, 60))
-        return [link("100mbit"), link("1.5mbit", 29.5, queue=q, limit=m["limit"])]
+        q = (("redopt", self.redopt_words(case)) if mx == m["max_th"]
+             else ("red", m["min_th"], mx, float(i["probability"]), 60))
+        rtt = float(i["rtt"].removesuffix("ms"))
+        return [link("100mbit"), link(i["bandwidth"], rtt / 2, queue=q, limit=m["limit"])]
+
+    def ssthresh(self, p):
+        return [int(x) for x in self.inputs(self.path_opts[p - 1].get("case"))["ssthresh"]
+                .split(",")]
+
+    def flows(self, p):
+        return len(self.ssthresh(p))
+
+    def flow_dst(self, p, i):
+        """Flow @i's address on path @p's receiver (its own route)."""
+        return f"10.{p}.{len(self.chains[p - 1])}.{10 + i}"
 
     def configure(self, net):
         super().configure(net)
         for p in range(1, self.paths + 1):
-            snd = self.sender(net, p)
+            snd, rcv = self.sender(net, p), self.receiver(net, p)
             self._cmd(snd, "sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
-            self._cmd(snd, f"ip route change default via 10.{p}.1.2 ssthresh 15")
+            intf = rcv.intfList()[0]
+            for i, sst in enumerate(self.ssthresh(p)):
+                dst = self.flow_dst(p, i)
+                self._cmd(rcv, f"ip addr add {dst}/24 dev {intf}")
+                self._cmd(snd, f"ip route add {dst}/32 via 10.{p}.1.2 ssthresh lock {sst}")
+                srv, cli = lab.route_metrics_primer(dst, port=lab.PRIMER_PORT + i)
+                self._cmd(rcv, srv)
+                self._cmd(snd, cli)
 
 
 topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "geo-aqm": GeoAqmTopo,
