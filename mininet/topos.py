@@ -23,7 +23,8 @@ satellite: the SpecTCP paper's path, once per (flow) "path" so that several
   * MTU = frame size (1052 bytes: MSS 1000 + 52 bytes of TCP/IP headers
     with timestamps; 564 for MSS 512), so one TCP segment is one frame;
   * rwnd = 30 segments (window metric on the receiver's route back) and
-    initial ssthresh = 30 segments (ssthresh metric on the sender's route).
+    initial ssthresh = 30 segments (ssthresh metric on the sender's route,
+    locked, and in force from the first flow: lab.route_metrics_primer).
 
 geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
 
@@ -281,9 +282,10 @@ class SatelliteTopo(PathsTopo):
             self._cmd(sat, f"ip route add 10.{p}.4.0/24 via 10.{p}.3.2")
             self._cmd(gw2, f"ip route add 10.{p}.1.0/24 via 10.{p}.3.1")
             self._cmd(gw2, f"ip route add 10.{p}.2.0/24 via 10.{p}.3.1")
-            # rwnd and initial ssthresh of 30 segments, no cached metrics
-            self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_metrics_save=1 net.ipv4.tcp_no_ssthresh_metrics_save=0")
-            self._cmd(h1, f"ip route change default via 10.{p}.1.254 ssthresh {o['window']}")
+            # rwnd and initial ssthresh of 30 segments (the ssthresh locked,
+            # and in the metrics cache before the flows: configure's end)
+            self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
+            self._cmd(h1, f"ip route change default via 10.{p}.1.254 ssthresh lock {o['window']}")
             self._cmd(h2, f"ip route change default via 10.{p}.4.254 window {o['window'] * o['mss']}")
             rate = f"{o['sat_bw_kbit']:g}kbit"
             gq = gw1.intfList()[1]
@@ -302,6 +304,13 @@ class SatelliteTopo(PathsTopo):
             rq = gw2.intfList()[0]
             self._cmd(gw2, f"tc qdisc add dev {rq} root handle 1: htb default 1")
             self._cmd(gw2, f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+        for p in range(1, self.paths + 1):
+            h1, h2 = self.sender(net, p), self.receiver(net, p)
+            srv, cli = lab.route_metrics_primer(self.dst_ip(p))
+            self._cmd(h2, srv)
+            self._cmd(h1, cli)
+            # nothing the flows learn is cached after this
+            self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_metrics_save=1")
         self.count_lossy_hop(net)
 
 
