@@ -11,7 +11,10 @@
 #                        debug kernels (KASAN, kmemleak, lockdep; built once) (long)
 #   make fuzz            the userspace parsers under libFuzzer + ASan/UBSan, each
 #                        for FUZZ_SECONDS (default 600); any report fails it
-#   make install         modules into /lib/modules/<release>/updates + depmod
+#   make install         modules into /lib/modules/<release>/updates/dkms + depmod,
+#                        the tools, specd.service and man pages (DESTDIR stages)
+#   make dkms            the module sources to /usr/src and a DKMS install
+#   make uninstall       what install or dkms put in place (PURGE=1: the config too)
 #   make clean
 
 TOP      := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -54,12 +57,13 @@ SRC_SUB  ?= src
 EXTRA    ?=
 
 .PHONY: all modules userspace setup test test-host test-vm demo bench check cost stress stress-run \
-	fuzz fuzz-run debug-kernels install clean help print-kvers demo-run bench-run test-run
+	fuzz fuzz-run debug-kernels install install-modules install-userspace uninstall dkms clean \
+	help print-kvers demo-run bench-run test-run
 
 all: modules userspace
 
 help:
-	@sed -n '3,15p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
 
 define modules_for
 modules: modules-$(1)
@@ -212,24 +216,75 @@ UNITDIR  ?= /usr/local/lib/systemd/system
 DOCDIR   ?= /usr/local/share/doc/specnet
 MANDIR   ?= /usr/local/share/man
 
-install: modules userspace
+# make install and DKMS put the modules in one place, the one DKMS uses on
+# Debian whatever dkms.conf says (/updates/dkms): using both leaves one copy.
+# DESTDIR stages an install (no depmod then); make uninstall removes what
+# either put there, and the DKMS registration.
+MODDIR   := updates/dkms
+DKMS_VER := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)
+DKMS_SRC ?= /usr/src/specnet-$(DKMS_VER)
+INSTALLED = $(DESTDIR)$(TC_LIB)/q_redopt.so $(DESTDIR)$(SBINDIR)/specctl \
+	$(DESTDIR)$(SBINDIR)/specd $(DESTDIR)$(UNITDIR)/specd.service \
+	$(DESTDIR)/etc/iproute2/rt_protos.d/specnet.conf \
+	$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard $(TOP)/man/*.8))) \
+	$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard $(TOP)/man/*.5)))
+
+install: install-modules install-userspace
+
+install-modules: modules
 	@for k in $(KVERS); do for m in $(MODULES); do \
-		install -D -m 0644 $(BUILD)/$$k/$$m.ko /lib/modules/$$k/updates/specnet/$$m.ko; done; \
-		depmod -a $$k; echo "installed modules into /lib/modules/$$k/updates/specnet"; done
-	@install -D -m 0644 $(BUILD)/userspace/tc/q_redopt.so $(TC_LIB)/q_redopt.so
-	@install -D -m 0755 $(BUILD)/userspace/specctl $(SBINDIR)/specctl
-	@install -D -m 0755 $(BUILD)/userspace/specd $(SBINDIR)/specd
-	@install -D -m 0644 $(TOP)/userspace/specd/specd.service $(UNITDIR)/specd.service
+		install -D -m 0644 $(BUILD)/$$k/$$m.ko $(DESTDIR)/lib/modules/$$k/$(MODDIR)/$$m.ko; done; \
+		if [ -z "$(DESTDIR)" ]; then depmod -a $$k; fi; \
+		echo "installed modules into $(DESTDIR)/lib/modules/$$k/$(MODDIR)"; done
+
+install-userspace: userspace
+	@install -D -m 0644 $(BUILD)/userspace/tc/q_redopt.so $(DESTDIR)$(TC_LIB)/q_redopt.so
+	@install -D -m 0755 $(BUILD)/userspace/specctl $(DESTDIR)$(SBINDIR)/specctl
+	@install -D -m 0755 $(BUILD)/userspace/specd $(DESTDIR)$(SBINDIR)/specd
+	@install -D -m 0644 $(TOP)/userspace/specd/specd.service $(DESTDIR)$(UNITDIR)/specd.service
 	@install -D -m 0644 $(TOP)/userspace/specd/rt_protos.d/specnet.conf \
-		/etc/iproute2/rt_protos.d/specnet.conf
-	@if [ -e /etc/specnet/specd.conf ]; then echo "kept /etc/specnet/specd.conf"; else \
-		install -D -m 0644 $(TOP)/userspace/specd/specd.conf /etc/specnet/specd.conf; fi
-	@install -D -m 0644 -t $(DOCDIR) $(TOP)/README.md $(TOP)/CHANGELOG.md $(TOP)/docs/*.md
-	@install -D -m 0644 -t $(MANDIR)/man8 $(TOP)/man/*.8
-	@install -D -m 0644 -t $(MANDIR)/man5 $(TOP)/man/*.5
+		$(DESTDIR)/etc/iproute2/rt_protos.d/specnet.conf
+	@if [ -e $(DESTDIR)/etc/specnet/specd.conf ]; then \
+		echo "kept $(DESTDIR)/etc/specnet/specd.conf"; else \
+		install -D -m 0644 $(TOP)/userspace/specd/specd.conf $(DESTDIR)/etc/specnet/specd.conf; fi
+	@install -D -m 0644 -t $(DESTDIR)$(DOCDIR) $(TOP)/README.md $(TOP)/CHANGELOG.md $(TOP)/docs/*.md
+	@install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 $(TOP)/man/*.8
+	@install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man5 $(TOP)/man/*.5
 	@echo "installed $(TC_LIB)/q_redopt.so, $(SBINDIR)/specctl, $(SBINDIR)/specd," \
 		"$(UNITDIR)/specd.service, /etc/iproute2/rt_protos.d/specnet.conf, $(DOCDIR)," \
-		"man pages under $(MANDIR)"
+		"man pages under $(MANDIR)$(if $(DESTDIR), (staged in $(DESTDIR)))"
+
+# The module sources into DKMS_SRC and a DKMS build and install for each of
+# KVERS; DKMS rebuilds them for every kernel installed after.
+dkms:
+	@command -v dkms >/dev/null || { echo "dkms: not installed (apt-get install dkms)"; exit 1; }
+	@if dkms status -m specnet -v $(DKMS_VER) | grep -q .; then \
+		dkms remove -m specnet -v $(DKMS_VER) --all; fi
+	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	@cp -a $(addprefix $(TOP)/,$(MODSRC) dkms.conf) $(DKMS_SRC)/
+	dkms add -m specnet -v $(DKMS_VER)
+	@for k in $(KVERS); do dkms install -m specnet -v $(DKMS_VER) -k $$k || exit 1; done
+
+# Everything install, DKMS and earlier installs (updates/specnet) put in
+# place; the configuration /etc/specnet/specd.conf stays unless PURGE=1.
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && command -v dkms >/dev/null && \
+		dkms status -m specnet | grep -q .; then \
+		for v in $$(dkms status -m specnet | sed -n 's|^specnet/\([^,:]*\).*|\1|p' | sort -u); do \
+			dkms remove -m specnet -v $$v --all || exit 1; done; \
+		rm -rf $(DKMS_SRC); fi
+	@for d in $(DESTDIR)/lib/modules/*; do [ -d "$$d" ] || continue; n=0; \
+		for m in $(MODULES); do for sub in $(MODDIR) updates/specnet; do \
+			if [ -e "$$d/$$sub/$$m.ko" ]; then rm -f "$$d/$$sub/$$m.ko"; n=1; fi; done; done; \
+		rmdir --ignore-fail-on-non-empty "$$d/updates/specnet" 2>/dev/null; \
+		if [ $$n = 1 ]; then [ -n "$(DESTDIR)" ] || depmod -a "$${d##*/}"; \
+			echo "removed the modules of $${d##*/}"; fi; done
+	@rm -f $(INSTALLED)
+	@rm -rf $(DESTDIR)$(DOCDIR)
+	@if [ "$(PURGE)" = 1 ]; then rm -rf $(DESTDIR)/etc/specnet; \
+	elif [ -e $(DESTDIR)/etc/specnet/specd.conf ]; then \
+		echo "kept $(DESTDIR)/etc/specnet/specd.conf (PURGE=1 removes it)"; fi
+	@echo "removed the userspace tools, specd.service, man pages and $(DOCDIR)"
 
 print-kvers:
 	@echo $(ALL_KVERS)

@@ -82,7 +82,7 @@ PKGS=(
 	iperf3 iproute2 ethtool mininet kmod procps psmisc
 	build-essential bc flex bison libelf-dev pkg-config sparse valgrind
 	libmnl-dev nftables bridge-utils iputils-ping python3-venv python3-dev dpkg-dev
-	groff-base man-db
+	groff-base man-db dkms
 	clang libclang-rt-14-dev
 )
 missing=()
