@@ -134,9 +134,10 @@ PAPER = {
 }
 
 
-def red_cases():
+def red_cases(default=False):
+    """The red scenario's cases, or with @default the one `case` defaults to."""
     import topos
-    return list(topos.RedTopo.CASES)
+    return topos.RedTopo.DEFAULT_CASE if default else list(topos.RedTopo.CASES)
 
 
 def red_model_max(case=None):
@@ -1003,7 +1004,7 @@ def targets(records):
              f"(within 3%){'; paper ' + px if px else ''}",
              f"{xr.fmt()}x wecn", verdict(xr.med, ">=", 0.97)[1], [x])
     for opts, cc in sorted({(k[1], k[3]) for k in st if k[0] == "red"}):
-        case = json.loads(opts).get("case") or "default"
+        case = json.loads(opts).get("case") or red_cases(default=True)
         model = [x for k, x in sorted(st.items(), key=str)
                  if k[0] == "red" and k[1] == opts and k[3] == cc and x["kind"] == "redopt"]
         if not model or model[0]["overflow"] is None:

@@ -349,11 +349,11 @@ def test_targets_say_by_how_much(tmp_path):
     tl = bench.targets(recs)
     assert ("- dumbbell, 10 spec flows: Jain >= 0.95: Jain 1.000 (1 rep), target >= 0.950: "
             "met by 0.050") in tl
-    assert ("- red default, reno: no ECT packet dropped (redopt: no overflow in any run; its "
+    assert ("- red 59ms, reno: no ECT packet dropped (redopt: no overflow in any run; its "
             "early and forced drops are of non-ECT retransmissions): overflow 2 [0-5], non-ECT "
             "drops early 0 [0-0] forced 0 [0-0] (3 reps), target <= 0: missed by 5 (the worst "
             "run)") in tl
-    assert ("- red default, reno: redopt's average queue <= 0.8x classic RED's (max_th 15) at "
+    assert ("- red 59ms, reno: redopt's average queue <= 0.8x classic RED's (max_th 15) at "
             "equal goodput (within 5%): average queue 0.50 [0.50-0.75]x classic RED's (per run: "
             "0.50, 0.75, 0.50), goodput 1.00 [1.00-1.00]x (3 reps), queue target <= 0.80: met "
             "by 0.30; goodput |ratio - 1| target <= 0.05: met by 0.05; met") in tl
