@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Put a destination in the sender's TCP metrics cache, so that the route's
-TCP metrics (an initial `ssthresh`) reach the connections that follow.
+initial `ssthresh` reaches the connections that follow.
 
     route_primer.py serve PORT           on the receiver: accept one
                                          connection, close it, exit (60 s at most)
@@ -10,13 +10,14 @@ TCP metrics (an initial `ssthresh`) reach the connections that follow.
                                          `ip tcp_metrics show ADDR` lists an
                                          ssthresh; exit 1 if it never does
 
-Linux applies a route's TCP metrics to a new connection only through that
-cache: tcp_init_metrics() looks the destination up without creating an
-entry, and one is created, the route's metrics and lock bits copied in,
-when a connection to it closes (tcp_update_metrics(), on entering
-TIME-WAIT). No data is sent: the handshake gives the RTT sample that the
-kernel requires before it caches anything, so a lossy or slow path primes
-as fast as a clean one.
+Linux applies a route's ssthresh to a new connection only through that
+cache (the window metric, for one, is read from the route itself):
+tcp_init_metrics() looks the destination up without creating an entry,
+and one is created, the route's metrics and lock bits copied in, when a
+connection to it closes (tcp_update_metrics(), on entering TIME-WAIT).
+No data is sent: the handshake gives the RTT sample that the kernel
+requires before it caches anything, so a lossy or slow path primes as
+fast as a clean one.
 """
 import socket
 import subprocess
