@@ -179,7 +179,7 @@ demo-run:
 	@echo "demo: kernel $(firstword $(ALL_KVERS))"
 ifeq ($(DRY),)
 	@$(MAKE) --no-print-directory KVERS="$(firstword $(ALL_KVERS))" modules
-	@$(PY) $(TOP)/mininet/demo.py --kernel "$(firstword $(ALL_KVERS))"
+	@cd $(TOP) && $(PY) -m specnet_bench.demo --kernel "$(firstword $(ALL_KVERS))"
 endif
 
 # specnet-bench in the VM. SUITE=headline (default: the figures docs/results
@@ -203,11 +203,11 @@ bench-run:
 ifeq ($(DRY),)
 	@$(MAKE) --no-print-directory KVERS="$(BENCH_K)" modules userspace
 	@$(PY) $(TOP)/tests/vm/vm.py --kernel "$(BENCH_K)" --timeout 14400 -- \
-		$(PY) $(TOP)/mininet/specnet_bench.py \
+		$(VENV)/bin/specnet-bench \
 		$(if $(SCENARIO),--scenario $(SCENARIO),--suite $(SUITE)) --out $(BENCH_OUT) \
 		$(BENCH_ARGS); rc=$$?; \
 	if [ -e $(BENCH_OUT)/summary.md ]; then \
-		$(PY) $(TOP)/mininet/publish.py $(BENCH_OUT) bench-$(BENCH_NAME) || rc=1; fi; exit $$rc
+		cd $(TOP) && $(PY) -m specnet_bench.publish $(BENCH_OUT) bench-$(BENCH_NAME) || rc=1; fi; exit $$rc
 endif
 
 TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc

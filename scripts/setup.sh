@@ -118,6 +118,15 @@ if [ ! -x "$VENV/bin/python" ] || ! cmp -s "$req" "$VENV/.specnet-requirements";
 	cp "$req" "$VENV/.specnet-requirements"
 	did=1
 fi
+# the bench tooling (pyproject.toml), editable: the venv runs this tree's
+# specnet_bench/ and has the specnet-bench command
+if ! (cd / && "$VENV/bin/python" -c "import specnet_bench, sys; \
+		sys.exit(specnet_bench.__file__ != '$TOP/specnet_bench/__init__.py')" 2>/dev/null) ||
+		[ ! -x "$VENV/bin/specnet-bench" ]; then
+	say "installing specnet_bench (editable) in $VENV"
+	"$VENV/bin/pip" install -q --disable-pip-version-check --no-deps -e "$TOP"
+	did=1
+fi
 
 if [ "$did" = 0 ]; then
 	say "nothing to do (kernels: $(ls /lib/modules | tr '\n' ' '))"

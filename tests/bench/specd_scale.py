@@ -16,9 +16,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "mininet"))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
 
-import specnet_lab as lab  # noqa: E402
+from specnet_bench import specnet_lab as lab  # noqa: E402
 
 SPECD = os.path.join(lab.TOP, "build", "userspace", "specd")
 BANNER = os.path.join(HERE, "..", "integration", "tcp_banner.py")

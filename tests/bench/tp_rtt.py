@@ -18,9 +18,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "mininet"))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
 
-import specnet_lab as lab  # noqa: E402
+from specnet_bench import specnet_lab as lab  # noqa: E402
 from test_tp import (RATE_MBIT, bottleneck_chain, retrans_ratio, side_by_side,  # noqa: E402
                      start_onoff)
 

@@ -23,8 +23,8 @@ import sys
 import pytest
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(TOP, "mininet"))
-import specnet_bench as bench  # noqa: E402
+sys.path.insert(0, os.path.join(TOP))
+from specnet_bench import cli as bench  # noqa: E402
 
 TINY = os.path.join(TOP, "tests", "host", "data", "bench-tiny.json")
 
@@ -98,7 +98,7 @@ def test_bad_topology_options_are_refused_before_anything_runs(argv, msg, capsys
 
 
 def test_geo_probe_options_shape_the_path():
-    import topos
+    from specnet_bench import topos
     t = topos.GeoTopo.__new__(topos.GeoTopo)
     plain = t.chain_links(loss=10)
     assert [(l["rate"], l["queue"]) for l in plain] == [("100mbit", None), ("20mbit", None)]
@@ -113,7 +113,7 @@ def test_geo_gateways_put_their_queue_before_the_lossy_delay():
     """geo-aqm and geo-taildrop: the gateway's queue on the 20 Mbit/s link,
     the 300 ms one-way delay and the corruption after it; the sizes follow
     the BDP in wire frames (20e6 x 0.6 / 8 / 1514 = 990.8 packets)."""
-    import topos
+    from specnet_bench import topos
     t = topos.GeoTopo.__new__(topos.GeoTopo)
     t.mtu = topos.MTU
     fq = t.chain_links(loss=1, gw="fq_codel")
@@ -149,7 +149,7 @@ def test_leo_path_and_its_epochs():
     25-60 ms and bursts of 50-100 ms but none at 0, the same schedule for
     the same seed (repetition) and another for another; the nominal PER
     adds the bursts' 75 ms per epoch."""
-    import topos
+    from specnet_bench import topos
     t = topos.LeoTopo.__new__(topos.LeoTopo)
     t.mtu = topos.MTU
     fq = t.chain_links(loss=1)
@@ -360,7 +360,7 @@ def test_targets_say_by_how_much(tmp_path):
 
 
 def test_red_suite_the_models_cases_beside_classic_red():
-    import topos
+    from specnet_bench import topos
     runs = bench.suite("red")
     assert [(o, v, ccs, sec, reps) for _, o, v, ccs, sec, reps, _ in runs] == [
         ({"case": k}, [bench.red_model_max(k), 15], ["reno"], 60, 15)

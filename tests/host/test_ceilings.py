@@ -13,9 +13,9 @@ from types import SimpleNamespace
 import pytest
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(TOP, "mininet"))
-import specnet_lab as lab  # noqa: E402
-import topos  # noqa: E402
+sys.path.insert(0, os.path.join(TOP))
+from specnet_bench import specnet_lab as lab  # noqa: E402
+from specnet_bench import topos  # noqa: E402
 
 
 def test_per_from_ber_by_hand():

@@ -11,10 +11,15 @@ stopping rules and clamps) cross-checks the predictions.
 """
 import json
 import math
+import os
 import random
 import subprocess
+import sys
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from specnet_bench import units  # noqa: E402
 
 N_RING = 20
 BASE = ["--capacity", "10mbit", "--rtt", "50ms"]
@@ -129,14 +134,8 @@ def test_constant_table(specctl):
     ("200gbit", "1bit", "10s", "1"),              # N saturates at 1e6
 ])
 def test_constant_n_cwnd(specctl, cap, rate, rtt, mss):
-    def parse(v, units):
-        for u, m in sorted(units.items(), key=lambda kv: -len(kv[0])):
-            if v.endswith(u):
-                return round(float(v[: -len(u)]) * m)
-        return int(v)
-    c = parse(cap, {"gbit": 10**9, "mbit": 10**6, "kbit": 10**3, "bit": 1})
-    f = parse(rate, {"gbit": 10**9, "mbit": 10**6, "kbit": 10**3, "bit": 1})
-    r = parse(rtt, {"ms": 1000, "s": 10**6})
+    c, f = round(units.rate_bps(cap)), round(units.rate_bps(rate))
+    r = round(units.seconds(rtt) * 1e6)
     args = ["--capacity", cap, "--rtt", rtt] + (["--mss", mss] if mss else [])
     j = tp_json(specctl, [rate] * 20, *args)
     assert j["prediction_bps"] == f

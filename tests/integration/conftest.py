@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "mininet"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
-import specnet_lab as lab  # noqa: E402
+from specnet_bench import specnet_lab as lab  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):

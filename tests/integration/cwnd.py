@@ -10,7 +10,7 @@ mark but the injected ones.
 """
 import time
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 
 RTT = 0.100
 INFINITE_SSTHRESH = 0x7fffffff

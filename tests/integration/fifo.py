@@ -12,7 +12,7 @@ two cubic flows lose under a hundred.
 """
 import threading
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 
 RATE_MBIT = 10
 RTT_MS = 50

@@ -1,7 +1,7 @@
 """The benchmark suite's plumbing in the VM: every Mininet
-topology of mininet/topos.py builds, carries traffic and tears down without
+topology of specnet_bench/topos.py builds, carries traffic and tears down without
 leftovers; a tiny run of every scenario (specnet-bench --suite tiny) writes
-a results.json that validates against mininet/results.schema.json and a
+a results.json that validates against specnet_bench/results.schema.json and a
 summary, and resumes instead of redoing; a congestion control whose module
 is missing is skipped with a message, never faked. The PNG plots are
 tested on the host from a tiny run's results.json
@@ -16,11 +16,12 @@ import tempfile
 
 import pytest
 
-import specnet_lab as lab
-import specnet_bench as bench
-import topos
+from specnet_bench import specnet_lab as lab
+from specnet_bench import cli as bench
+from specnet_bench import topos
 
-BENCH = os.path.join(lab.TOP, "mininet", "specnet_bench.py")
+# the installed command (pyproject.toml), as a user runs it
+BENCH = os.path.join(os.path.dirname(sys.executable), "specnet-bench")
 OUR_MODULES = lab.MODULES
 
 
@@ -47,7 +48,7 @@ def leftovers():
 
 
 def bench_run(*args, timeout=900):
-    p = subprocess.run([sys.executable, BENCH, *args], capture_output=True, text=True,
+    p = subprocess.run([BENCH, *args], capture_output=True, text=True,
                        timeout=timeout)
     print(p.stdout[-3000:], p.stderr[-3000:])
     return p
@@ -55,7 +56,7 @@ def bench_run(*args, timeout=900):
 
 @pytest.mark.parametrize("name", sorted(topos.topos))
 def test_topology_as_mn_custom_gives_it(name):
-    """`mn --custom mininet/topos.py --topo NAME` builds the topology with
+    """`mn --custom specnet_bench/topos.py --topo NAME` builds the topology with
     its defaults: one path of hosts and routers joined in a line (the tiny
     run below builds each in Mininet and sends traffic through it)."""
     t = topos.topos[name]()
@@ -81,7 +82,7 @@ def test_tiny_run_every_scenario_validates_and_resumes():
         assert data["meta"]["kernel"] == lab.kernel_release()
         assert data["meta"]["skipped"] == []
         recs = data["records"]
-        # every topology of mininet/topos.py has its scenario in the run (not
+        # every topology of specnet_bench/topos.py has its scenario in the run (not
         # the runner's own list of scenarios, which the run follows anyway)
         assert {r["scenario"] for r in recs} == set(topos.topos)
         for r in recs:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 
 from cwnd import (LOSS_PKT, RTT, assert_load_refused, assert_params_refused, assert_qd_params,
                   load_twice_and_rmmod_in_use, loss_response, param_value, run_flow,

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 
 TC_LIB = lab.TC_LIB
 SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")
@@ -275,7 +275,7 @@ def test_netlink_validation(redopt, dummy, case):
 RAW_DUMP = r"""
 import json, socket, struct, sys
 sys.path.insert(0, sys.argv[2])
-from specnet_lab import nl_attrs as attrs
+from specnet_bench.specnet_lab import nl_attrs as attrs
 idx = socket.if_nametoindex(sys.argv[1])
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
 s.bind((0, 0))
@@ -302,8 +302,7 @@ print(json.dumps(found))
 
 
 def raw_options(ns, dev):
-    mininet = os.path.dirname(os.path.abspath(lab.__file__))
-    out = json.loads(lab.sh(f"python3 -c {shlex.quote(RAW_DUMP)} {dev} {mininet}", ns=ns))
+    out = json.loads(lab.sh(f"python3 -c {shlex.quote(RAW_DUMP)} {dev} {lab.TOP}", ns=ns))
     assert out is not None, f"no redopt root qdisc on {dev}"
     return {int(t): bytes.fromhex(v) for t, v in out.items()}
 
@@ -479,7 +478,7 @@ def bottleneck_chain(qdisc_line, ecn=True, bw=BW, rtt_ms=RTT_MS, ssthresh=15):
     """snd -- rtr -- rcv, an HTB of @bw at rtr toward rcv with @qdisc_line
     as its child, @rtt_ms RTT (on the ACK path), MTU S, initial ssthresh
     @ssthresh (the model's SSth) on the sender's route, locked, and in
-    force from the first flow (lab.route_metrics_primer)."""
+    force from the first flow (lab.route_ssthresh)."""
     c = lab.Chain(["snd", "rtr", "rcv"])
     c.build()
     try:
@@ -493,13 +492,9 @@ def bottleneck_chain(qdisc_line, ecn=True, bw=BW, rtt_ms=RTT_MS, ssthresh=15):
         lab.sh(f"{TC} qdisc add dev {c.ifname('rtr', 'rcv')} parent 1:1 handle 10: {qdisc_line}",
                ns=c.ns("rtr"))
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1 if ecn else 0)
-        c.sysctl("snd", "net.ipv4.tcp_no_ssthresh_metrics_save", 0)
         net = c.ip("rcv").rsplit(".", 1)[0] + ".0/24"
-        lab.sh(f"ip route replace {net} via {c.addr('rtr', 'snd')} ssthresh lock {ssthresh}",
-               ns=c.ns("snd"))
-        srv, cli = lab.route_metrics_primer(c.ip("rcv"))
-        lab.sh(srv, ns=c.ns("rcv"))
-        lab.sh(cli, ns=c.ns("snd"))
+        lab.route_ssthresh(lambda x: lab.sh(x, ns=c.ns("snd")), lambda x: lab.sh(x, ns=c.ns("rcv")),
+                           f"replace {net} via {c.addr('rtr', 'snd')}", c.ip("rcv"), ssthresh)
     except Exception:
         c.destroy()
         raise

@@ -18,7 +18,7 @@ import re
 import shlex
 import time
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 
 from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, MSS, RTT, assert_load_refused, assert_params_refused,
                   assert_qd_params, blackout, first_reduction, load_twice_and_rmmod_in_use,

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 
 SPECD = os.path.join(lab.TOP, "build", "userspace", "specd")
 SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 
 from cwnd import (assert_load_refused, assert_params_refused, load_twice_and_rmmod_in_use,
                   param_value)
@@ -51,7 +51,7 @@ def bottleneck_chain(rtt_ms=RTT_MS):
 
 
 def start_onoff(chain, seconds, seed, sources=6, rate="800kbit"):
-    """Self-similar UDP background (mininet/onoff.py) snd -> rcv."""
+    """Self-similar UDP background (specnet_bench/onoff.py) snd -> rcv."""
     cmd = (f"ip netns exec {chain.ns('snd')} {sys.executable} {ONOFF} --dst {chain.ip('rcv')} "
            f"--sources {sources} --rate {rate} --duration {seconds} --seed {seed} --json")
     return subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, text=True)

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 import stresslib
 
 # module -> the congestion controls it registers (the first one is used)

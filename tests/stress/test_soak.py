@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 import stresslib
 
 HERE = os.path.dirname(os.path.abspath(__file__))

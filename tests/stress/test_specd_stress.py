@@ -21,7 +21,7 @@ import signal
 import threading
 import time
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 import stresslib
 
 _sd = stresslib.load("specnet_test_specd", "../integration/test_specd.py")

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
 import stresslib
 
 # What the slab may keep over its size before the suite once the modules

@@ -1,6 +1,6 @@
 """specnet Mininet topologies.
 
-    mn --custom mininet/topos.py --topo satellite,ber=5e-5 --controller none \\
+    PYTHONPATH=. mn --custom specnet_bench/topos.py --topo satellite,ber=5e-5 --controller none \\
        --switch lxbr --link tc
 
 (or, as the runner does, `SatelliteTopo(...)` with `Mininet(topo,
@@ -24,7 +24,7 @@ satellite: the SpecTCP paper's path, once per (flow) "path" so that several
     with timestamps; 564 for MSS 512), so one TCP segment is one frame;
   * rwnd = 30 segments (window metric on the receiver's route back) and
     initial ssthresh = 30 segments (ssthresh metric on the sender's route,
-    locked, and in force from the first flow: lab.route_metrics_primer).
+    locked, and in force from the first flow: lab.route_ssthresh).
 
 geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
 
@@ -47,7 +47,7 @@ geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
   * dumbbell: h1 -100 Mbit/s- r1 -10 Mbit/s bottleneck (RED+ECN or pfifo)-
               r2 [-lossy last hop-] h2; N flows h1 -> h2 share it
   * onoff:    h1 -100 Mbit/s- r1 -20 Mbit/s, 100-packet buffer- h2, with
-              on/off background (mininet/onoff.py) from h1
+              on/off background (specnet_bench/onoff.py) from h1
   * red:      h1 -100 Mbit/s- r1 -1.5 Mbit/s, 59 ms RTT- h2, MTU 1052: the
               RED model's example path (docs/algorithms.md, RED model), 2 ECN
               flows with initial ssthresh 15; the queue is redopt at the
@@ -64,7 +64,8 @@ from mininet.link import TCLink
 from mininet.node import Node
 from mininet.topo import Topo
 
-import specnet_lab as lab
+from specnet_bench import specnet_lab as lab
+from specnet_bench import units
 
 TCPIP_HDR = 52      # IPv4 20 + TCP 20 + timestamps 12
 ETH_HDR = 14        # HTB and netem charge skb->len: the Ethernet header counts
@@ -282,10 +283,7 @@ class SatelliteTopo(PathsTopo):
             self._cmd(sat, f"ip route add 10.{p}.4.0/24 via 10.{p}.3.2")
             self._cmd(gw2, f"ip route add 10.{p}.1.0/24 via 10.{p}.3.1")
             self._cmd(gw2, f"ip route add 10.{p}.2.0/24 via 10.{p}.3.1")
-            # rwnd and initial ssthresh of 30 segments (the ssthresh locked,
-            # and in the metrics cache before the flows: configure's end)
-            self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
-            self._cmd(h1, f"ip route change default via 10.{p}.1.254 ssthresh lock {o['window']}")
+            # rwnd of 30 segments (and the initial ssthresh: configure's end)
             self._cmd(h2, f"ip route change default via 10.{p}.4.254 window {o['window'] * o['mss']}")
             rate = f"{o['sat_bw_kbit']:g}kbit"
             gq = gw1.intfList()[1]
@@ -306,9 +304,9 @@ class SatelliteTopo(PathsTopo):
             self._cmd(gw2, f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
         for p in range(1, self.paths + 1):
             h1, h2 = self.sender(net, p), self.receiver(net, p)
-            srv, cli = lab.route_metrics_primer(self.dst_ip(p))
-            self._cmd(h2, srv)
-            self._cmd(h1, cli)
+            lab.route_ssthresh(lambda c: self._cmd(h1, c), lambda c: self._cmd(h2, c),
+                               f"change default via 10.{p}.1.254", self.dst_ip(p),
+                               self.opts["window"])
             # nothing the flows learn is cached after this
             self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_metrics_save=1")
         self.count_lossy_hop(net)
@@ -408,14 +406,14 @@ class ChainTopo(PathsTopo):
         chain, nodes = self.chains[p - 1], self.nodes_of(net, p)
         j = next((j for j, l in enumerate(chain) if l["queue"]), None)
         if j is None:
-            j = min(range(len(chain)), key=lambda j: rate_bps(chain[j]["rate"]))
+            j = min(range(len(chain)), key=lambda j: units.rate_bps(chain[j]["rate"]))
         return nodes[j], self.intf(nodes[j], nodes[j + 1])
 
     def rtt_ms(self, p=1):
         return 2 * sum(l["delay_ms"] for l in self.chains[p - 1])
 
     def capacity_bps(self, p=1):
-        return min(rate_bps(l["rate"]) for l in self.chains[p - 1])
+        return min(units.rate_bps(l["rate"]) for l in self.chains[p - 1])
 
     def per(self, p=1):
         """Nominal packet loss rate of path @p's impairments."""
@@ -471,12 +469,6 @@ class ChainTopo(PathsTopo):
         self.count_lossy_hop(net)
 
 
-def rate_bps(rate):
-    t = str(rate).lower().replace("bit", "")
-    mult = {"k": 1e3, "m": 1e6, "g": 1e9}.get(t[-1:], 1)
-    return float(t[:-1] if t[-1:] in "kmg" else t) * mult
-
-
 def gateway(scen, gw, bdp_pkts, interval_ms, bdp, kinds):
     """(queue, limit) of the bottleneck's gateway @gw, one of @kinds, for a
     BDP of @bdp_pkts wire frames: 'fq_codel' (ECN, target 5 ms, interval
@@ -515,7 +507,7 @@ class GeoTopo(ChainTopo):
                     **_):
         impair = f"corrupt {float(loss):g}%"
         if gw:
-            bdp_pkts = rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
+            bdp_pkts = units.rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
             q, limit = gateway("geo", gw, bdp_pkts, float(rtt_ms), bdp,
                                ("fq_codel", "red", "fifo"))
             return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
@@ -580,7 +572,7 @@ class LeoTopo(ChainTopo):
 
     def chain_links(self, loss=0.5, rate="20mbit", gw="fq_codel", bdp=1.0, **_):
         impair = f"corrupt {float(loss):g}%"
-        bdp_pkts = rate_bps(rate) * self.RTT_RANGE_MS[1] / 1e3 / 8 / (self.mtu + 14)
+        bdp_pkts = units.rate_bps(rate) * self.RTT_RANGE_MS[1] / 1e3 / 8 / (self.mtu + 14)
         q, limit = gateway("leo", gw, bdp_pkts, 100, bdp, ("fq_codel", "fifo"))
         mid = sum(self.RTT_RANGE_MS) / 2
         return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
@@ -749,7 +741,7 @@ class FifoTopo(ChainTopo):
     (on a 100 Mbit/s last hop)."""
 
     def chain_links(self, rate="10mbit", rtt_ms=50, bdp=1.0, loss=0.0, **_):
-        bdp_pkts = rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
+        bdp_pkts = units.rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
         if float(bdp) > 0:
             neck = link(rate, float(rtt_ms) / 2, limit=max(4, round(float(bdp) * bdp_pkts)))
         else:
@@ -779,7 +771,7 @@ class RedTopo(ChainTopo):
     and one ECN flow per entry of the case's ssthresh list, each to its own
     address of the receiver, whose host route on the sender carries that
     flow's initial ssthresh (locked, and in force from the first flow:
-    lab.route_metrics_primer). The bottleneck queue is redopt, dimensioned
+    lab.route_ssthresh). The bottleneck queue is redopt, dimensioned
     by the model from the case's inputs (the paper's s = 1000 bytes), when
     @max_th is the model's; otherwise stock RED with @max_th, the same
     min_th, limit, max_p and EWMA weight (burst 60: Wlog 9, as redopt's
@@ -835,7 +827,7 @@ class RedTopo(ChainTopo):
         mx = int(max_th) if max_th is not None else m["max_th"]
         q = (("redopt", self.redopt_words(case)) if mx == m["max_th"]
              else ("red", m["min_th"], mx, float(i["probability"]), 60))
-        rtt = float(i["rtt"].removesuffix("ms"))
+        rtt = units.ms(i["rtt"])
         return [link("100mbit"), link(i["bandwidth"], rtt / 2, queue=q, limit=m["limit"])]
 
     def ssthresh(self, p):
@@ -853,15 +845,13 @@ class RedTopo(ChainTopo):
         super().configure(net)
         for p in range(1, self.paths + 1):
             snd, rcv = self.sender(net, p), self.receiver(net, p)
-            self._cmd(snd, "sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
             intf = rcv.intfList()[0]
             for i, sst in enumerate(self.ssthresh(p)):
                 dst = self.flow_dst(p, i)
                 self._cmd(rcv, f"ip addr add {dst}/24 dev {intf}")
-                self._cmd(snd, f"ip route add {dst}/32 via 10.{p}.1.2 ssthresh lock {sst}")
-                srv, cli = lab.route_metrics_primer(dst, port=lab.PRIMER_PORT + i)
-                self._cmd(rcv, srv)
-                self._cmd(snd, cli)
+                lab.route_ssthresh(lambda c: self._cmd(snd, c), lambda c: self._cmd(rcv, c),
+                                   f"add {dst}/32 via 10.{p}.1.2", dst, sst,
+                                   port=lab.PRIMER_PORT + i)
 
 
 topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "geo-aqm": GeoAqmTopo,

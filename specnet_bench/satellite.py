@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The SpecTCP paper's satellite scenario on the real stack (runs in the VM).
 
-    satellite.py --ccs spec,reno,cubic --ber 1e-6,1e-5,5e-5 --seconds 150 \\
-                 --out results/demo-<stamp>
+    python3 -m specnet_bench.satellite --ccs spec,reno,cubic --ber 1e-6,1e-5,5e-5 --seconds 150 \\
+        --out results/demo-<stamp>
 
 Every (BER, congestion control) pair gets its own path of SatelliteTopo, and
 all flows run at once (the emulated links are 64 kbit/s, so the guest CPU
@@ -22,9 +22,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import specnet_lab as lab  # noqa: E402
+from specnet_bench import specnet_lab as lab
 
 PAPER = {  # SpecTCP paper, Reno+ECN vs SpecTCP at BER 5e-5: "~5x"
     "note": "paper (ns-2): SpecTCP ~5x Reno+ECN at BER 5e-5; Reno loses 77% "
@@ -35,7 +33,7 @@ PAPER = {  # SpecTCP paper, Reno+ECN vs SpecTCP at BER 5e-5: "~5x"
 def run(args):
     from mininet.log import setLogLevel, info
     from mininet.net import Mininet
-    from topos import SatelliteTopo
+    from specnet_bench.topos import SatelliteTopo
 
     setLogLevel("info")
     ccs = args.ccs.split(",")

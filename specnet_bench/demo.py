@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`make demo`: boot the distro kernel in the VM, load tcp_spec, and run the
-satellite scenario (mininet/satellite.py) for spec, reno (ECN on) and cubic
+satellite scenario (specnet_bench/satellite.py) for spec, reno (ECN on) and cubic
 at BER 1e-6, 1e-5 and 5e-5. Prints the goodput table; results JSON, summary
 and PNG plot land in results/demo-<date>/ (and results/latest)."""
 import argparse
@@ -11,7 +11,6 @@ import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(TOP, "tests", "vm"))
-sys.path.insert(0, os.path.join(TOP, "mininet"))
 import vm  # noqa: E402
 
 
@@ -26,7 +25,7 @@ def main():
     out = os.path.join(TOP, "results", f"demo-{stamp}")
     py = os.path.join(os.environ.get("VENV", os.path.join(TOP, ".venv")), "bin", "python")
     cmd = (f"insmod build/{a.kernel}/tcp_spec.ko && "
-           f"{py} mininet/satellite.py --seconds {a.seconds} --ber {shlex.quote(a.ber)} "
+           f"{py} -m specnet_bench.satellite --seconds {a.seconds} --ber {shlex.quote(a.ber)} "
            f"--ccs {shlex.quote(a.ccs)} --out {shlex.quote(out)}")
     print(f"demo: booting {a.kernel} ({'KVM' if vm.kvm_usable(a.kernel) else 'TCG'}) ...", flush=True)
     rc, _ = vm.run(a.kernel, cmd, timeout=a.seconds * 3 + 600)
@@ -37,7 +36,7 @@ def main():
         os.symlink(os.path.basename(out), latest)
     if os.path.exists(os.path.join(out, "results.json")):
         # the demo's own figures, as the project quotes them
-        import publish
+        from specnet_bench import publish
         dest, _ = publish.publish(out, "demo")
         print(f"demo: summary and plot published in {os.path.relpath(dest, TOP)}/")
     return rc

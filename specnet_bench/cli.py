@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """specnet-bench: scenario x congestion control x parameter x repetition on
-the Mininet topologies of mininet/topos.py, with iperf3 --json per flow.
+the Mininet topologies of specnet_bench/topos.py, with iperf3 --json per flow.
 Runs in the VM as root (make bench / make demo boot it); see README.
 
     specnet-bench --suite tiny|demo|headline|full [--out DIR] [--seconds S] [--reps N]
@@ -37,10 +37,9 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from specnet_bench import specnet_lab as lab
 
-import specnet_lab as lab  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 BASELINES = ["reno", "cubic", "bbr", "westwood", "hybla"]
 OURS = {"spec": "tcp_spec", "cpecn": "tcp_cpecn", "wecn": "tcp_cpecn", "tp": "tcp_tp"}
@@ -136,12 +135,12 @@ PAPER = {
 
 def red_cases(default=False):
     """The red scenario's cases, or with @default the one `case` defaults to."""
-    import topos
+    from specnet_bench import topos
     return topos.RedTopo.DEFAULT_CASE if default else list(topos.RedTopo.CASES)
 
 
 def red_model_max(case=None):
-    import topos
+    from specnet_bench import topos
     return topos.RedTopo.model(case)["max_th"]
 
 def suite(name, seconds=None, reps=None):
@@ -347,7 +346,7 @@ def topo_opts(scen):
     (or of build(), for satellite), and its extra_opts, but the swept
     parameter and what the runner sets."""
     import inspect
-    import topos
+    from specnet_bench import topos
     cls = getattr(topos, SCENARIOS[scen]["topo"])
     fn = cls.chain_links if hasattr(cls, "chain_links") else cls.build
     names = {q.name for q in inspect.signature(fn).parameters.values()
@@ -357,7 +356,7 @@ def topo_opts(scen):
 
 
 def topo_for(cases):
-    import topos
+    from specnet_bench import topos
     scen = cases[0]["scenario"]
     cls = getattr(topos, SCENARIOS[scen]["topo"])
     param = SCENARIOS[scen]["param"]
@@ -519,7 +518,7 @@ def run_batch(cases, log):
 
 
 def background(report, seconds):
-    """Offered and sent load of mininet/onoff.py's --json report."""
+    """Offered and sent load of specnet_bench/onoff.py's --json report."""
     try:
         b = json.loads(report)
     except ValueError:
@@ -545,7 +544,7 @@ def avg_queue(series, seconds, capacity_bps, frame):
 def batches(cases, max_paths, rate_budget_bps):
     """Cases in run order, grouped: side by side where the scenario allows,
     within @max_paths and the rate budget; satellite by MSS."""
-    import topos
+    from specnet_bench import topos
     out, cur, load = [], [], 0.0
 
     def flush():
@@ -1117,7 +1116,7 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, help="repetitions")
     ap.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
                     help="with --scenario: a topology option (e.g. geo's step=1000, "
-                         "hostbuf_mb=32; see mininet/topos.py), or dumbbell's vs=CC (one "
+                         "hostbuf_mb=32; see specnet_bench/topos.py), or dumbbell's vs=CC (one "
                          "flow of each case's cc against one of CC), hybrid's base=reno|"
                          "westwood (cpecn's); repeatable")
     ap.add_argument("--out", help="output directory (resumes if it has results.json)")
@@ -1127,7 +1126,7 @@ def main(argv=None):
     ap.add_argument("--rate-budget", type=float, default=40e6,
                     help="sum of side-by-side bottleneck rates, bit/s")
     a = ap.parse_args(argv)
-    import topos
+    from specnet_bench import topos
     if a.scenario and not (a.param or a.ccs or a.opt):
         # the full suite's runs of this scenario (make bench SCENARIO=...)
         if a.suite:

@@ -14,7 +14,7 @@ sources share one socket and one loop that sends, every --tick, the packets
 the active sources owe (fractions carried over), so the CPU cost is per
 packet, not per source.
 
-    python3 mininet/onoff.py --dst 10.0.0.2 --sources 16 --rate 0.8mbit \
+    python3 specnet_bench/onoff.py --dst 10.0.0.2 --sources 16 --rate 0.8mbit \
         --duration 30 --seed 1 [--json]
 
 prints the offered load (mean, and per second with --json) when it ends.
@@ -26,20 +26,18 @@ import socket
 import sys
 import time
 
-UNITS = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
+try:
+    from specnet_bench.units import rate_bps
+except ImportError:             # run by path in a Mininet host, beside units.py
+    from units import rate_bps
 
 
 def parse_rate(text):
-    """'800kbit', '1.5mbit', '2000000' -> bit/s."""
-    t = text.strip().lower()
-    for suffix in ("bit", "bps"):
-        if t.endswith(suffix):
-            t = t[: -len(suffix)]
-    unit = t[-1:] if t[-1:] in "kmg" else ""
+    """'800kbit', '1.5mbit', '2000000' -> bit/s (tc's units)."""
     try:
-        v = float(t[: len(t) - len(unit)]) * UNITS[unit]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad rate '{text}' (e.g. 800kbit, 1.5mbit)")
+        v = rate_bps(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
     if v <= 0:
         raise argparse.ArgumentTypeError(f"rate must be positive: '{text}'")
     return v

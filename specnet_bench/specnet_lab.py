@@ -484,17 +484,25 @@ def sender_ecn_sysctls(ecn=True):
 PRIMER_PORT = 5299
 
 
-def route_metrics_primer(dst_ip, port=PRIMER_PORT):
-    """(receiver command, sender command) that put @dst_ip in the sender's
-    TCP metrics cache (mininet/route_primer.py: one connection opened and
-    closed; the sender command fails unless the entry appears), so that the
-    route's initial ssthresh reaches the flows that follow. Without it,
-    every connection to a fresh destination starts with an infinite
-    ssthresh whatever the route says. Lock the metric (`ssthresh lock N`)
-    so that the flows' own closes do not rewrite it."""
-    script = os.path.join(TOP, "mininet", "route_primer.py")
-    return (f"python3 {script} serve {port} >/dev/null 2>&1 &",
-            f"python3 {script} connect {dst_ip} {port}")
+def route_ssthresh(on_sender, on_receiver, route, dst_ip, ssthresh, port=PRIMER_PORT):
+    """Start the sender's connections to @dst_ip with an ssthresh of
+    @ssthresh segments. @on_sender and @on_receiver run a shell command on
+    either host and raise when it fails; @route is the rest of an `ip route`
+    command on the sender ('add 10.1.2.10/32 via 10.1.1.2', 'change default
+    via 10.1.1.254').
+
+    The route carries the metric locked (`ssthresh lock N`), so that the
+    flows' own closes do not rewrite it. The kernel reads it only from the
+    TCP metrics cache, which gets an entry when a connection to the
+    destination closes: without one, every connection to a fresh
+    destination starts with an infinite ssthresh whatever the route says.
+    So one connection is opened and closed first
+    (specnet_bench/route_primer.py; it fails unless the entry appears)."""
+    script = os.path.join(TOP, "specnet_bench", "route_primer.py")
+    on_sender("sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
+    on_sender(f"ip route {route} ssthresh lock {int(ssthresh)}")
+    on_receiver(f"python3 {script} serve {port} >/dev/null 2>&1 &")
+    on_sender(f"python3 {script} connect {dst_ip} {port}")
 
 
 def iperf3_server(ns, port=5201):
