@@ -611,15 +611,12 @@ def nl_attrs(buf):
 
 class QueueSampler:
     """The backlog of chosen qdiscs in other network namespaces (Mininet
-    nodes), every @period seconds, from one thread over rtnetlink: no
-    process per sample (a `tc` per path and sample saturated a TCG guest).
+    nodes), every @period seconds, from one thread over rtnetlink (pyroute2):
+    no process per sample (a `tc` per path and sample saturated a TCG guest).
 
-    add(key, pid, ifname) opens a NETLINK_ROUTE socket inside the netns of
+    add(key, pid, ifname) opens an rtnetlink socket inside the netns of
     process @pid (a socket keeps the netns it was made in); start(); stop()
     returns {key: [[t, backlog bytes, qlen packets], ...]}, t from start()."""
-
-    RTM_NEWQDISC, RTM_GETQDISC, NLMSG_ERROR, NLMSG_DONE = 36, 38, 2, 3
-    TCA_STATS2, TCA_STATS_QUEUE = 7, 3
 
     def __init__(self, period=0.5, parent=0x00010001):
         self.period, self.parent = period, parent
@@ -630,6 +627,8 @@ class QueueSampler:
     def add(self, key, pid, ifname):
         import ctypes
         import socket
+
+        from pyroute2 import IPRoute
         libc = ctypes.CDLL(None, use_errno=True)
         clone_newnet = 0x40000000
         own = os.open("/proc/self/ns/net", os.O_RDONLY)
@@ -638,7 +637,7 @@ class QueueSampler:
             if libc.setns(other, clone_newnet) != 0:
                 raise OSError(ctypes.get_errno(), f"setns into the netns of pid {pid}")
             try:
-                sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+                ipr = IPRoute()
                 ifindex = socket.if_nametoindex(ifname)
             finally:
                 if libc.setns(own, clone_newnet) != 0:
@@ -646,45 +645,26 @@ class QueueSampler:
         finally:
             os.close(own)
             os.close(other)
-        sk.settimeout(2)
-        self.socks[key] = (sk, ifindex)
+        self.socks[key] = (ipr, ifindex)
         self.series[key] = []
 
     def sample(self, key):
-        """(backlog, qlen) of the qdisc under @parent on the key's device."""
-        import struct
-        sk, ifindex = self.socks[key]
-        req = struct.pack("=IHHII", 16 + 20, self.RTM_GETQDISC, 0x301, 1, 0) + \
-            struct.pack("=BxxxiIII", 0, ifindex, 0, 0, 0)
-        sk.send(req)
-        found = None
-        while True:
-            data = sk.recv(65536)
-            off = 0
-            while off + 16 <= len(data):
-                ln, typ = struct.unpack_from("=IH", data, off)
-                if typ in (self.NLMSG_DONE, self.NLMSG_ERROR):
-                    return found
-                if typ == self.RTM_NEWQDISC:
-                    _, idx, _, parent, _ = struct.unpack_from("=BxxxiIII", data, off + 16)
-                    if idx == ifindex and parent == self.parent:
-                        found = self._queue(data[off + 36:off + ln]) or found
-                off += (ln + 3) & ~3
-                if ln < 16:
-                    return found
-
-    def _queue(self, attrs):
-        import struct
-        for typ, val in nl_attrs(attrs):
-            if typ == self.TCA_STATS2:
-                for t2, v2 in nl_attrs(val):
-                    if t2 == self.TCA_STATS_QUEUE and len(v2) >= 8:
-                        qlen, backlog = struct.unpack_from("=II", v2)
-                        return backlog, qlen
+        """(backlog, qlen) of the qdisc under @parent on the key's device;
+        None when it has none."""
+        ipr, ifindex = self.socks[key]
+        for q in ipr.get_qdiscs(index=ifindex):
+            if q["index"] != ifindex or q["parent"] != self.parent:
+                continue
+            stats = q.get_attr("TCA_STATS2")
+            queue = stats.get_attr("TCA_STATS_QUEUE") if stats else None
+            if queue:
+                return queue["backlog"], queue["qlen"]
         return None
 
     def start(self):
         import threading
+
+        from pyroute2.netlink.exceptions import NetlinkError
         self._stop = threading.Event()
         self.t0 = time.time()
 
@@ -694,8 +674,8 @@ class QueueSampler:
                 for key in self.socks:
                     try:
                         q = self.sample(key)
-                    except OSError:
-                        q = None
+                    except (OSError, NetlinkError):
+                        q = None        # a path being torn down: no sample
                     if q:
                         self.series[key].append([t, q[0], q[1]])
                 self._stop.wait(self.period)
@@ -706,8 +686,9 @@ class QueueSampler:
         if self._thread:
             self._stop.set()
             self._thread.join(10)
-        for sk, _ in self.socks.values():
-            sk.close()
+        for ipr, _ in self.socks.values():
+            ipr.close()
+        self.socks = {}
         return self.series
 
 
