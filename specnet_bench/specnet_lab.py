@@ -537,6 +537,67 @@ def git_commit():
     return r.stdout.strip() or "unknown"
 
 
+# ---- ss -ti ------------------------------------------------------------------
+
+SS_FLAGS = {"ts", "sack", "ecn", "ecnseen", "fastopen", "app_limited"}
+SS_RATES = ("send", "pacing_rate", "pacing_rate_max", "delivery_rate")
+
+
+def _ss_value(v):
+    """One `ss -ti` value: a number, a rate ('2.3Mbps', '154752000000bps':
+    bit/s, ss's K/M/G are powers of 1000 of bits, unlike tc's bps), a
+    parenthesised info block ('(bw:1bps,mrtt:0.019)' -> dict), or the text."""
+    if v.startswith("(") and v.endswith(")"):
+        return {k: _ss_value(x) for k, _, x in (kv.partition(":") for kv in v[1:-1].split(","))}
+    m = re.fullmatch(r"([\d.]+)([KMG]?)bps", v)
+    if m:
+        return float(m[1]) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[m[2]]
+    for kind in (int, float):
+        try:
+            return kind(v)
+        except ValueError:
+            pass
+    return v
+
+
+def parse_ss(text):
+    """The sockets of `ss -ti` output (with or without -n, -H and filters),
+    one dict each: "socket", the fields of its first line; "cc", the
+    congestion control's name; "flags", the bare words ss prints before it
+    (ts, sack, ecn, ecnseen, ...); every key:value field as a number or text
+    ("rtt" split into "rtt" and "rttvar", in ms as ss prints them; "wscale"
+    and "retrans" stay text); the rates ("send", "pacing_rate",
+    "delivery_rate") in bit/s; and a congestion control's info block
+    ("bbr:(bw:..,mrtt:..)", "dctcp:(...)") as a dict under its name."""
+    socks = []
+    for block in re.split(r"\n(?=\S)", text.strip("\n")):
+        first, _, info = block.partition("\n")
+        if not first.strip() or first.startswith(("Recv-Q", "State", "Netid")):
+            continue
+        d = {"socket": first.split(), "cc": None, "flags": set()}
+        toks = info.split()
+        i = 0
+        while i < len(toks):
+            t = toks[i]
+            i += 1
+            k, sep, v = t.partition(":")
+            if t in SS_RATES and i < len(toks):
+                d[t] = _ss_value(toks[i])
+                i += 1
+            elif sep and k == "rtt" and "/" in v:
+                d["rtt"], d["rttvar"] = (float(x) for x in v.split("/", 1))
+            elif sep and k not in ("wscale", "retrans"):
+                d[k] = _ss_value(v)
+            elif sep:
+                d[k] = v
+            elif t in SS_FLAGS:
+                d["flags"].add(t)
+            elif d["cc"] is None:
+                d["cc"] = t
+        socks.append(d)
+    return socks
+
+
 # ---- Mininet nodes (anything with .cmd()) ----------------------------------
 
 def parse_nstat(text, names):

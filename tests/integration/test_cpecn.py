@@ -195,8 +195,6 @@ def test_westwood_base_decreases_to_bandwidth_times_min_rtt(cpecn, figure):
 
 # ---- per-socket state ----------------------------------------------------
 
-SS_CP = re.compile(r"\bcpecn\b.*?dctcp:\(ce_state:(\d+),alpha:(\d+),ab_ecn:(\d+),ab_tot:(\d+)\)",
-                   re.S)
 
 
 def test_ss_shows_the_cp_window(cpecn):
@@ -209,9 +207,11 @@ def test_ss_shows_the_cp_window(cpecn):
         def watch():
             while not done.is_set():
                 out = lab.sh("ss -tin dst " + c.ip("rcv"), ns=c.ns("snd"))
-                m = SS_CP.search(out)
-                if m:
-                    seen.append(tuple(int(x) for x in m.groups()))
+                for s in lab.parse_ss(out):
+                    d = s.get("dctcp")
+                    if s["cc"] == "cpecn" and isinstance(d, dict):
+                        seen.append(tuple(int(d[k]) for k in ("ce_state", "alpha", "ab_ecn",
+                                                              "ab_tot")))
                 time.sleep(0.15)
         w = threading.Thread(target=watch)
         w.start()

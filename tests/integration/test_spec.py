@@ -14,7 +14,6 @@ buffer is capped, so the flow is receive-window limited: no queue, no
 congestion loss, no CE mark but the ones we inject.
 """
 import functools
-import re
 import shlex
 import time
 
@@ -52,7 +51,7 @@ def test_registered_and_selectable(spec):
         def watch():
             for _ in range(30):
                 out = lab.sh("ss -tin dst " + c.ip("rcv"), ns=c.ns("snd"))
-                if " spec " in out or "\tspec " in out or re.search(r"\bspec\b", out):
+                if any(s["cc"] == "spec" for s in lab.parse_ss(out)):
                     seen.append(out)
                     return
                 time.sleep(0.2)
@@ -207,10 +206,6 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     assert_ss_send_uses_min_rtt(ss, figure)
 
 
-SS_TCP = re.compile(r"\bspec\b.*?\brtt:([\d.]+)/.*?\bmss:(\d+).*?\bcwnd:(\d+).*?"
-                    r"\bsend ([\d.]+)([KMG]?)bps.*?\bminrtt:([\d.]+)", re.S)
-
-
 def assert_ss_send_uses_min_rtt(outs, figure):
     """spec's get_info is tcp_vegas's layout with the delay signal's min
     RTT as tcpv_rtt: ss computes "send" as cwnd x mss x 8 / tcpv_rtt, so
@@ -219,13 +214,13 @@ def assert_ss_send_uses_min_rtt(outs, figure):
     would be cwnd x mss x 8 / srtt)."""
     seen = []
     for out in outs:
-        for m in SS_TCP.finditer(out):
-            srtt, mss, cwnd, send, unit, minrtt = m.groups()
-            send = float(send) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[unit]
-            bits = int(cwnd) * int(mss) * 8
-            if float(srtt) >= 1.3 * float(minrtt):
-                seen.append((round(send), round(bits * 1e3 / float(minrtt)),
-                             round(bits * 1e3 / float(srtt))))
+        for s in lab.parse_ss(out):
+            if s["cc"] != "spec" or not {"rtt", "mss", "cwnd", "send", "minrtt"} <= s.keys():
+                continue
+            bits = s["cwnd"] * s["mss"] * 8
+            if s["rtt"] >= 1.3 * s["minrtt"]:
+                seen.append((round(s["send"]), round(bits * 1e3 / s["minrtt"]),
+                             round(bits * 1e3 / s["rtt"])))
     figure("ss send, cwnd x mss x 8 over minrtt, over srtt (bit/s)", seen[:3])
     assert seen, "no ss -ti sample of spec with a standing queue:\n" + "\n".join(outs[-2:])
     for send, by_min, by_srtt in seen:
@@ -580,14 +575,12 @@ def low_rtt_level(chain, deadline, within_ms):
     control connection carries a few hundred)."""
     got = None
     while time.time() < deadline:
-        best = None
-        for blk in lab.sh("ss -tin state established", ns=chain.ns("snd")).split("\n"):
-            m = re.search(r"\brtt:([\d.]+)/.*?bytes_acked:(\d+).*?minrtt:([\d.]+)", blk)
-            if m and (best is None or int(m[2]) > best[1]):
-                best = (float(m[1]), int(m[2]), float(m[3]))
-        if best:
-            got = (best[0], best[2])
-            if best[0] <= best[2] + within_ms:
+        socks = [s for s in lab.parse_ss(lab.sh("ss -tin state established", ns=chain.ns("snd")))
+                 if {"rtt", "bytes_acked", "minrtt"} <= s.keys()]
+        if socks:
+            best = max(socks, key=lambda s: s["bytes_acked"])
+            got = (best["rtt"], best["minrtt"])
+            if best["rtt"] <= best["minrtt"] + within_ms:
                 break
         time.sleep(0.05)
     return got

@@ -213,11 +213,8 @@ def sd(spec):
 def ss_cc(line):
     """the CC name of an `ss -ti` line (spec-reno: spec's Reno fallback of
     a connection that asked for ECN and did not get it)"""
-    toks = line.split()
-    for cc in ("spec", "spec-reno", "cubic", "reno"):
-        if cc in toks:
-            return cc
-    return None
+    socks = lab.parse_ss(line)
+    return socks[0]["cc"] if socks else None
 
 
 def test_routes_follow_ecn_capability(sd):

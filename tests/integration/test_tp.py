@@ -14,7 +14,6 @@ side by side in one TCG vCPU with their background sources.
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -29,12 +28,9 @@ RATE_MBIT = 10
 RTT_MS = 40
 BUFFER_PKTS = 100
 STEADY_AFTER_S = 6      # slow start and the predictor's ring are over
-ONOFF = os.path.join(lab.TOP, "mininet", "onoff.py")
+ONOFF = os.path.join(lab.TOP, "specnet_bench", "onoff.py")
 # ss -ti: tp's info in the BBR layout (see tcp_tp.c)
 # (ss leaves out a gain that is 0)
-SS_TP = re.compile(r"bbr:\(bw:(\S+?)bps,mrtt:([\d.]+)(?:,pacing_gain:([\d.]+))?"
-                   r"(?:,cwnd_gain:([\d.]+))?\)")
-SS_CWND = re.compile(r"\bcwnd:(\d+)")
 
 
 def param(name):
@@ -135,12 +131,10 @@ def watch_ss(chain, out, stop, period=0.25):
     while not stop.is_set():
         text = lab.sh(f"ss -tin dst {chain.ip('rcv')}", ns=chain.ns("snd"))
         now = time.monotonic()
-        for block in re.split(r"\n(?=\S)", text):
-            m = SS_TP.search(block)
-            w = SS_CWND.search(block)
-            if m and w:
-                out.append((now, float(m.group(3) or 0), int(w.group(1)),
-                            float(m.group(4) or 0)))
+        for s in lab.parse_ss(text):
+            if isinstance(s.get("bbr"), dict) and "cwnd" in s:
+                out.append((now, float(s["bbr"].get("pacing_gain", 0)), s["cwnd"],
+                            float(s["bbr"].get("cwnd_gain", 0))))
         time.sleep(period)
 
 
