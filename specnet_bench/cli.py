@@ -38,6 +38,7 @@ import sys
 import time
 
 from specnet_bench import specnet_lab as lab
+from specnet_bench.records import FlowRecord, FlowResult
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -289,25 +290,25 @@ def cpu_busy(a, b):
 
 
 def flow_record(rep_json):
-    """goodput, retransmits, RTT and the cwnd/RTT series of an iperf3 report;
-    or, for a failed flow, only dict(error=...): a report with an "error"
+    """The FlowResult of an iperf3 report: goodput, retransmits, RTT and the
+    cwnd/RTT series; or, for a failed flow, only the error: a report with an "error"
     (iperf3 may write one beside a partial "end"), without an "end", or
     one that does not parse. A failed flow counts as 0 goodput in every
     figure (failed()); a partial report is never taken as a result."""
     try:
         rep = json.loads(rep_json)
     except ValueError:
-        return dict(error="iperf3: no JSON: " + rep_json.strip()[-300:])
+        return FlowResult(error="iperf3: no JSON: " + rep_json.strip()[-300:])
     if not isinstance(rep, dict):
-        return dict(error="iperf3: not a report: " + rep_json.strip()[-300:])
+        return FlowResult(error="iperf3: not a report: " + rep_json.strip()[-300:])
     if "error" in rep:
-        return dict(error=f"iperf3: {rep['error']}" +
+        return FlowResult(error=f"iperf3: {rep['error']}" +
                     ("" if "end" in rep else " (no end)"))
     if "end" not in rep:
-        return dict(error="iperf3: report without end")
+        return FlowResult(error="iperf3: report without end")
     try:
         snd = rep["end"]["streams"][0]["sender"]
-        return dict(
+        return FlowResult(
             goodput_bps=lab.goodput_bps(rep), retransmits=lab.retransmits(rep),
             bytes_sent=snd.get("bytes", 0), mean_rtt_ms=snd.get("mean_rtt", 0) / 1000,
             series=[[round(iv["sum"]["end"], 2), iv["streams"][0].get("snd_cwnd", 0),
@@ -315,7 +316,7 @@ def flow_record(rep_json):
                      iv["streams"][0]["bits_per_second"]]
                     for iv in rep.get("intervals", [])])
     except (KeyError, IndexError, TypeError) as e:
-        return dict(error=f"iperf3 report: {e!r}")
+        return FlowResult(error=f"iperf3 report: {e!r}")
 
 
 def failed(r):
@@ -477,26 +478,25 @@ def run_batch(cases, log):
             frecs = []
             for i, (fc, port) in enumerate(flows):
                 out, err = outs[(p, fc, port)]
-                r = dict(scenario=scen, opts=c["opts"], param=SCENARIOS[scen]["param"],
-                         value=c["value"], cc=c["cc"], flow_cc=fc, flow=i, rep=c["rep"],
-                         seconds=seconds, key=case_key(c))
-                r.update(flow_record(out))
-                if "error" in r and err.strip():
-                    r["error"] += " " + err.strip()[-200:]
+                r = FlowRecord(scenario=scen, opts=c["opts"], param=SCENARIOS[scen]["param"],
+                               value=c["value"], cc=c["cc"], flow_cc=fc, flow=i, rep=c["rep"],
+                               seconds=seconds, key=case_key(c), **shared,
+                               counters=counters.get(fc, {}),
+                               tp_capacity_kbps=tp_kbps if fc == "tp" else None)
+                r.set_result(flow_record(out))
+                if r.error is not None and err.strip():
+                    r.error += " " + err.strip()[-200:]
                 if p in unreachable:
-                    r["error"] = ("no connectivity before the flows; " + r.get("error", "")).rstrip("; ")
+                    r.error = "; ".join(x for x in ("no connectivity before the flows", r.error)
+                                        if x)
                 frecs.append(r)
-            j = jain([r.get("goodput_bps") for r in frecs]) if len(frecs) > 1 else None
-            for r in frecs:
-                r.update(shared)
-                r["counters"] = counters.get(r["flow_cc"], {})
-                if r["flow_cc"] == "tp":
-                    r["tp_capacity_kbps"] = tp_kbps
-                if j is not None:
-                    r["jain"] = j
-                    tot = sum(x.get("goodput_bps", 0) for x in frecs)
-                    r["share"] = r.get("goodput_bps", 0) / tot if tot else None
-            records.extend(frecs)
+            if len(frecs) > 1:
+                j = jain([r.goodput_bps for r in frecs])
+                tot = sum(r.goodput_bps or 0 for r in frecs)
+                for r in frecs:
+                    r.jain = j
+                    r.share = (r.goodput_bps or 0) / tot if tot else None
+            records.extend(r.to_json() for r in frecs)
         return records, busy
     finally:
         sampler.stop()

@@ -16,15 +16,18 @@ flow counts as 0 (goodput, Jain) and marks its scenario FAILED; figures
 are medians over repetitions with min and max; ratios between algorithms
 are taken inside a repetition, then their median; targets are judged on
 the realized ceiling and say by how much they are met or missed."""
+import dataclasses
 import json
 import os
 import sys
 
+import jsonschema
 import pytest
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP))
 from specnet_bench import cli as bench  # noqa: E402
+from specnet_bench.records import REQUIRED, FlowRecord, FlowResult  # noqa: E402
 
 TINY = os.path.join(TOP, "tests", "host", "data", "bench-tiny.json")
 
@@ -223,16 +226,17 @@ def test_jain_counts_a_failed_flow_as_zero():
 
 def test_flow_record_takes_no_partial_report():
     ok = bench.flow_record(json.dumps(GOOD))
-    assert ok["goodput_bps"] == 9.5e6 and ok["retransmits"] == 3 and "error" not in ok
+    assert ok.goodput_bps == 9.5e6 and ok.retransmits == 3 and ok.error is None
+    assert not ok.failed
     # iperf3 may write an error beside a partial end: a failed flow all the same
     partial = dict(GOOD, error="control socket has closed unexpectedly")
     r = bench.flow_record(json.dumps(partial))
-    assert r == {"error": "iperf3: control socket has closed unexpectedly"}
+    assert r == FlowResult(error="iperf3: control socket has closed unexpectedly")
     r = bench.flow_record(json.dumps({k: v for k, v in GOOD.items() if k != "end"}))
-    assert bench.failed(r) and "goodput_bps" not in r and "without end" in r["error"]
+    assert r.failed and r.goodput_bps is None and "without end" in r.error
     r = bench.flow_record(json.dumps(dict(GOOD, end={"streams": []})))
-    assert bench.failed(r) and set(r) == {"error"}
-    assert bench.failed(bench.flow_record("iperf3: error - unable to connect"))
+    assert r.failed and r == FlowResult(error=r.error)
+    assert bench.flow_record("iperf3: error - unable to connect").failed
 
 
 def test_median_min_max_over_repetitions(tmp_path):
@@ -557,3 +561,26 @@ def test_module_parameters_recorded_and_a_resume_with_others_refused(tmp_path, m
         assert json.load(f)["meta"]["commit"] == "f00dcafe"
     with open(out / f"results.{first}.json") as f:
         assert json.load(f)["meta"]["commit"] == first
+
+
+def test_flow_record_fields_are_the_schema_records():
+    """records.FlowRecord holds the fields results.schema.json gives a
+    record, no more and no fewer, and requires the ones the schema does; a
+    record made from it validates."""
+    with open(bench.SCHEMA) as f:
+        item = json.load(f)["properties"]["records"]["items"]
+    names = [f.name for f in dataclasses.fields(FlowRecord)]
+    assert sorted(names) == sorted(item["properties"])
+    assert sorted(REQUIRED) == sorted(item["required"])
+    r = FlowRecord(scenario="geo", opts={}, param="loss", value=1.0, cc="spec", flow_cc="spec",
+                   flow=0, rep=1, seconds=10, key="k", per_nominal=0.01, per_realized=None,
+                   ceiling_nominal_bps=9e6, ceiling_bps=9e6, lossy_pkts=None,
+                   lossy_discarded=None, rtt_ms=600, queue={}, csum_errors=0,
+                   guest_cpu_busy=0.5)
+    r.set_result(bench.flow_record(json.dumps(GOOD)))
+    j = r.to_json()
+    assert j["per_realized"] is None and "jain" not in j and j["goodput_bps"] == 9.5e6
+    jsonschema.validate(j, item)
+    del j["ceiling_bps"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(j, item)

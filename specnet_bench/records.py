@@ -1,0 +1,96 @@
+"""The records specnet-bench writes, as dataclasses: one FlowRecord per flow
+and case in results.json (docs/results-format.md; results.schema.json
+validates the file, and a host test holds these fields to it), built from a
+FlowResult (what the flow's iperf3 report gave) and the figures of its path.
+
+The summary, the targets and the plots read results.json back as plain
+dicts (a run resumed from the file and a fresh one read the same), so a
+record becomes JSON once, through FlowRecord.to_json()."""
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Optional
+
+
+@dataclass
+class FlowResult:
+    """One flow's iperf3 --json report: goodput, retransmissions, bytes
+    sent, mean RTT and one [t s, cwnd, RTT ms, bit/s] per second; or, for a
+    failed flow, only the error (a failed flow counts as 0 goodput)."""
+    goodput_bps: Optional[float] = None
+    retransmits: Optional[int] = None
+    bytes_sent: Optional[int] = None
+    mean_rtt_ms: Optional[float] = None
+    series: Optional[list] = None
+    error: Optional[str] = None
+
+    @property
+    def failed(self):
+        return self.error is not None or self.goodput_bps is None
+
+
+@dataclass
+class FlowRecord:
+    """One flow of one case: what was run (scenario .. key), the flow's
+    result, the path's figures after the run (loss realized on the lossy
+    hop and the ceiling from it, the bottleneck queue, the guest CPU) and
+    the sender's counters of its congestion control."""
+    # the case and the flow
+    scenario: str
+    opts: dict
+    param: str
+    value: float
+    cc: str
+    flow_cc: str
+    flow: int
+    rep: int
+    seconds: int
+    key: str
+    # the path, after the run
+    per_nominal: float
+    per_realized: Optional[float]       # None: the counters gave none
+    ceiling_nominal_bps: float
+    ceiling_bps: float
+    lossy_pkts: Optional[int]
+    lossy_discarded: Optional[int]
+    rtt_ms: float
+    queue: dict
+    csum_errors: int
+    guest_cpu_busy: float
+    counters: dict = field(default_factory=dict)
+    # the flow's result (FlowResult)
+    goodput_bps: Optional[float] = None
+    retransmits: Optional[int] = None
+    bytes_sent: Optional[int] = None
+    mean_rtt_ms: Optional[float] = None
+    series: Optional[list] = None
+    error: Optional[str] = None
+    # optional path figures
+    lossy_errors: Optional[int] = None
+    lossy_note: Optional[str] = None
+    queue_series: Optional[list] = None
+    avg_queue_pkts: Optional[float] = None
+    avg_queue_delay_ms: Optional[float] = None
+    p95_queue_delay_ms: Optional[float] = None
+    background_offered_bps: Optional[float] = None
+    background_sent_bps: Optional[float] = None
+    background_error: Optional[str] = None
+    cpu_saturated: Optional[bool] = None
+    # per flow, with its case
+    tp_capacity_kbps: Optional[int] = None
+    jain: Optional[float] = None
+    share: Optional[float] = None
+
+    def set_result(self, result):
+        """Take @result's (a FlowResult's) fields."""
+        for k, v in asdict(result).items():
+            setattr(self, k, v)
+
+    def to_json(self):
+        """The record as results.json holds it: the required fields always,
+        the others when set."""
+        req = set(REQUIRED)
+        return {k: v for k, v in asdict(self).items() if k in req or v is not None}
+
+
+# the fields without a default, and counters: always in the JSON record
+REQUIRED = [f.name for f in fields(FlowRecord)
+            if f.default is MISSING and (f.default_factory is MISSING or f.name == "counters")]
