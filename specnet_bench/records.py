@@ -27,12 +27,13 @@ class FlowResult:
         return self.error is not None or self.goodput_bps is None
 
 
-@dataclass
-class FlowRecord:
+@dataclass(kw_only=True)
+class FlowRecord(FlowResult):
     """One flow of one case: what was run (scenario .. key), the flow's
-    result, the path's figures after the run (loss realized on the lossy
-    hop and the ceiling from it, the bottleneck queue, the guest CPU) and
-    the sender's counters of its congestion control."""
+    result (the FlowResult fields), the path's figures after the run (loss
+    realized on the lossy hop and the ceiling from it, the bottleneck
+    queue, the guest CPU) and the sender's counters of its congestion
+    control."""
     # the case and the flow
     scenario: str
     opts: dict
@@ -56,13 +57,6 @@ class FlowRecord:
     csum_errors: int
     guest_cpu_busy: float
     counters: dict = field(default_factory=dict)
-    # the flow's result (FlowResult)
-    goodput_bps: Optional[float] = None
-    retransmits: Optional[int] = None
-    bytes_sent: Optional[int] = None
-    mean_rtt_ms: Optional[float] = None
-    series: Optional[list] = None
-    error: Optional[str] = None
     # optional path figures
     lossy_errors: Optional[int] = None
     lossy_note: Optional[str] = None
@@ -81,8 +75,8 @@ class FlowRecord:
 
     def set_result(self, result):
         """Take @result's (a FlowResult's) fields."""
-        for k, v in asdict(result).items():
-            setattr(self, k, v)
+        for f in fields(FlowResult):
+            setattr(self, f.name, getattr(result, f.name))
 
     def to_json(self):
         """The record as results.json holds it: the required fields always,
