@@ -619,6 +619,8 @@ def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
         n = counters(c)
         assert evs, "no tcp_probe events"
         bdp = 10e6 * 0.060 / 8 / 1514
+        # the cap the 25 ms minimum would keep: (2 x 25 + 6.25) ms of packets
+        old_cap = 10e6 * 0.05625 / 8 / 1514
         late = [e["cwnd"] for e in evs if e["t"] >= evs[0]["t"] + 13]
         before = sorted(e["srtt"] for e in evs
                         if evs[0]["t"] + 7.5 <= e["t"] < evs[0]["t"] + 8.5)
@@ -631,6 +633,10 @@ def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
                f"{n['loss_events']}/{n['delay_congestion']}/{n['path_steps']}")
         figure(f"largest cwnd 4-15 s after the step (new BDP {bdp:.0f})", max(late, default=0))
         assert n["path_steps"] >= 1, n
-        assert max(late, default=0) >= 1.1 * bdp, f"cwnd stayed under {1.1 * bdp:.0f}: {n}"
+        # past the old cap and to the new BDP: the cap moved with the step
+        # (how far beyond it the window grows depends on how the losses
+        # after the step are judged, docs/algorithms.md, "Path steps")
+        assert max(late, default=0) >= max(bdp, old_cap + 2), \
+            f"cwnd stayed under {max(bdp, old_cap + 2):.0f} (the old cap {old_cap:.0f}): {n}"
     finally:
         c.destroy()
