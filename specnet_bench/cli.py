@@ -39,6 +39,7 @@ import time
 
 from specnet_bench import specnet_lab as lab
 from specnet_bench.records import FlowRecord, FlowResult
+from specnet_bench.records import record_failed as failed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -317,11 +318,6 @@ def flow_record(rep_json):
                     for iv in rep.get("intervals", [])])
     except (KeyError, IndexError, TypeError) as e:
         return FlowResult(error=f"iperf3 report: {e!r}")
-
-
-def failed(r):
-    """A failed flow: an error, or no goodput (it counts as 0)."""
-    return "error" in r or "goodput_bps" not in r
 
 
 def flow_goodput(r):

@@ -24,7 +24,7 @@ class FlowResult:
 
     @property
     def failed(self):
-        return self.error is not None or self.goodput_bps is None
+        return record_failed(vars(self))
 
 
 @dataclass(kw_only=True)
@@ -83,6 +83,12 @@ class FlowRecord(FlowResult):
         the others when set."""
         req = set(REQUIRED)
         return {k: v for k, v in asdict(self).items() if k in req or v is not None}
+
+
+def record_failed(r):
+    """A failed flow in a record read back from results.json (a dict): an
+    error, or no goodput. It counts as 0 goodput in every figure."""
+    return r.get("error") is not None or r.get("goodput_bps") is None
 
 
 # the fields without a default, and counters: always in the JSON record
