@@ -114,6 +114,11 @@ class PathsTopo(Topo):
         """Ethernet frame of a full-sized segment: the IP MTU + 14."""
         return self.frame() + ETH_HDR
 
+    def bdp_frames(self, rate, rtt_ms):
+        """The BDP of @rate (tc's syntax) over @rtt_ms in full-sized wire
+        frames, the unit the shaper charges and the queues count."""
+        return units.rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / self.wire_frame()
+
     def payload(self):
         """TCP payload of a full-sized segment (timestamps on)."""
         return self.frame() - TCPIP_HDR
@@ -507,7 +512,7 @@ class GeoTopo(ChainTopo):
                     **_):
         impair = f"corrupt {float(loss):g}%"
         if gw:
-            bdp_pkts = units.rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
+            bdp_pkts = self.bdp_frames(rate, rtt_ms)
             q, limit = gateway("geo", gw, bdp_pkts, float(rtt_ms), bdp,
                                ("fq_codel", "red", "fifo"))
             return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
@@ -572,7 +577,7 @@ class LeoTopo(ChainTopo):
 
     def chain_links(self, loss=0.5, rate="20mbit", gw="fq_codel", bdp=1.0, **_):
         impair = f"corrupt {float(loss):g}%"
-        bdp_pkts = units.rate_bps(rate) * self.RTT_RANGE_MS[1] / 1e3 / 8 / (self.mtu + 14)
+        bdp_pkts = self.bdp_frames(rate, self.RTT_RANGE_MS[1])
         q, limit = gateway("leo", gw, bdp_pkts, 100, bdp, ("fq_codel", "fifo"))
         mid = sum(self.RTT_RANGE_MS) / 2
         return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
@@ -741,7 +746,7 @@ class FifoTopo(ChainTopo):
     (on a 100 Mbit/s last hop)."""
 
     def chain_links(self, rate="10mbit", rtt_ms=50, bdp=1.0, loss=0.0, **_):
-        bdp_pkts = units.rate_bps(rate) * float(rtt_ms) / 1e3 / 8 / (self.mtu + 14)
+        bdp_pkts = self.bdp_frames(rate, rtt_ms)
         if float(bdp) > 0:
             neck = link(rate, float(rtt_ms) / 2, limit=max(4, round(float(bdp) * bdp_pkts)))
         else:
