@@ -657,19 +657,6 @@ def node_qdisc_stats(node, intf):
     return st
 
 
-def nl_attrs(buf):
-    """(type, payload) of each netlink attribute in @buf, the nested and
-    byte-order flags masked off; stops at a malformed length."""
-    import struct
-    off = 0
-    while off + 4 <= len(buf):
-        ln, typ = struct.unpack_from("=HH", buf, off)
-        if ln < 4:
-            return
-        yield typ & 0x3FFF, buf[off + 4:off + ln]
-        off += (ln + 3) & ~3
-
-
 class QueueSampler:
     """The backlog of chosen qdiscs in other network namespaces (Mininet
     nodes), every @period seconds, from one thread over rtnetlink (pyroute2):

@@ -39,6 +39,18 @@ def attr_numbers():
     return {n[len("TCA_REDOPT_"):]: i for i, n in enumerate(names)}
 
 
+def attrs(buf):
+    """(type, payload) of each netlink attribute in @buf, the nested and
+    byte-order flags masked off; stops at a malformed length."""
+    off = 0
+    while off + 4 <= len(buf):
+        ln, typ = struct.unpack_from("=HH", buf, off)
+        if ln < 4:
+            return
+        yield typ & 0x3FFF, buf[off + 4:off + ln]
+        off += (ln + 3) & ~3
+
+
 def nla(atype, payload):
     ln = 4 + len(payload)
     return struct.pack("=HH", ln, atype) + payload + b"\0" * ((4 - ln % 4) % 4)
@@ -83,13 +95,9 @@ def main():
     off = 20 + (16 if mflags & NLM_F_CAPPED else struct.unpack_from("=I", data, 20)[0])
     msg_text = ""
     if mflags & NLM_F_ACK_TLVS:
-        while off + 4 <= ln:
-            alen, atype = struct.unpack_from("=HH", data, off)
-            if alen < 4:
-                break
+        for atype, payload in attrs(data[off:ln]):
             if atype == NLMSGERR_ATTR_MSG:
-                msg_text = data[off + 4:off + alen].split(b"\0")[0].decode()
-            off += (alen + 3) & ~3
+                msg_text = payload.split(b"\0")[0].decode()
     print(json.dumps({"error": -err, "msg": msg_text}))
 
 

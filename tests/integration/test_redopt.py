@@ -275,7 +275,7 @@ def test_netlink_validation(redopt, dummy, case):
 RAW_DUMP = r"""
 import json, socket, struct, sys
 sys.path.insert(0, sys.argv[2])
-from specnet_bench.specnet_lab import nl_attrs as attrs
+from nlraw import attrs
 idx = socket.if_nametoindex(sys.argv[1])
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
 s.bind((0, 0))
@@ -302,7 +302,7 @@ print(json.dumps(found))
 
 
 def raw_options(ns, dev):
-    out = json.loads(lab.sh(f"python3 -c {shlex.quote(RAW_DUMP)} {dev} {lab.TOP}", ns=ns))
+    out = json.loads(lab.sh(f"python3 -c {shlex.quote(RAW_DUMP)} {dev} {os.path.dirname(os.path.abspath(__file__))}", ns=ns))
     assert out is not None, f"no redopt root qdisc on {dev}"
     return {int(t): bytes.fromhex(v) for t, v in out.items()}
 

@@ -46,9 +46,7 @@ SOL_UDP, UDP_SEGMENT = 17, 103
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-sys.path.insert(0, os.path.join(HERE, "..", ".."))
-from nlraw import UAPI, attr_numbers, nla  # noqa: E402
-from specnet_bench.specnet_lab import nl_attrs as attrs  # noqa: E402
+from nlraw import UAPI, attr_numbers, attrs, nla  # noqa: E402
 
 
 def uapi():
