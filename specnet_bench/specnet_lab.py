@@ -12,6 +12,7 @@ share inside the guest.
 
 Everything runs as root inside the VM; nothing here is used on the host.
 """
+import contextlib
 import json
 import os
 import re
@@ -657,6 +658,42 @@ def node_qdisc_stats(node, intf):
     return st
 
 
+CLONE_NEWNET = 0x40000000
+
+
+def _libc_netns_call(fn, *args, what):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if getattr(libc, fn)(*args) != 0:
+        raise OSError(ctypes.get_errno(), f"{fn}: {what}")
+
+
+@contextlib.contextmanager
+def in_netns(path):
+    """This thread in the network namespace @path (/proc/PID/ns/net or
+    /run/netns/NAME) for the block, then back in its own. A socket made in
+    the block stays in the namespace it was made in."""
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    try:
+        other = os.open(path, os.O_RDONLY)
+        try:
+            _libc_netns_call("setns", other, CLONE_NEWNET, what=f"into {path}")
+        finally:
+            os.close(other)
+        try:
+            yield
+        finally:
+            _libc_netns_call("setns", own, CLONE_NEWNET, what="back")
+    finally:
+        os.close(own)
+
+
+def unshare_netns():
+    """This process in a new network namespace of its own, which the kernel
+    destroys when nothing holds it any more (the process exits)."""
+    _libc_netns_call("unshare", CLONE_NEWNET, what="a new network namespace")
+
+
 class QueueSampler:
     """The backlog of chosen qdiscs in other network namespaces (Mininet
     nodes), every @period seconds, from one thread over rtnetlink (pyroute2):
@@ -673,26 +710,12 @@ class QueueSampler:
         self._thread = None
 
     def add(self, key, pid, ifname):
-        import ctypes
         import socket
 
         from pyroute2 import IPRoute
-        libc = ctypes.CDLL(None, use_errno=True)
-        clone_newnet = 0x40000000
-        own = os.open("/proc/self/ns/net", os.O_RDONLY)
-        other = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
-        try:
-            if libc.setns(other, clone_newnet) != 0:
-                raise OSError(ctypes.get_errno(), f"setns into the netns of pid {pid}")
-            try:
-                ipr = IPRoute()
-                ifindex = socket.if_nametoindex(ifname)
-            finally:
-                if libc.setns(own, clone_newnet) != 0:
-                    raise OSError(ctypes.get_errno(), "setns back")
-        finally:
-            os.close(own)
-            os.close(other)
+        with in_netns(f"/proc/{pid}/ns/net"):
+            ipr = IPRoute()
+            ifindex = socket.if_nametoindex(ifname)
         self.socks[key] = (ipr, ifindex)
         self.series[key] = []
 
