@@ -88,18 +88,7 @@ def test_soak(figure):
             assert rc == 0, (out[-2000:], err[-2000:])
 
         def netns(i):
-            ns = lab.uniq("sn") + "-sn"
-            lab.sh(f"ip netns add {ns}")
-            try:
-                lab.sh("ip link set lo up", ns=ns)
-                for cc in ("spec", "cpecn", "tp"):
-                    h = stresslib.hold(ns, cc, 64 << 10)
-                    h.stdin.close()
-                    assert h.wait(timeout=120) == 0
-                for f in lab.CC_MODULES:
-                    lab.sh(f"cat /proc/net/{f}", ns=ns)
-            finally:
-                lab.sh(f"ip netns del {ns}")
+            stresslib.netns_cycle(("spec", "cpecn", "tp"), 64 << 10, lab.CC_MODULES)
 
         def params(i):
             m = lab.CC_MODULES[i % 3]   # sch_redopt has no parameters
