@@ -18,6 +18,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -31,6 +32,37 @@ import vm  # noqa: E402
 PY = sys.executable
 VM_SUITE_TIMEOUT = 2100     # s, the integration suite of one kernel in its guest
 SUITE_TIMEOUT = {"integration": VM_SUITE_TIMEOUT, "stress": 7200}
+# the stress suite's guest time at STRESS_SCALE=1 without the soak, with
+# room (about 3 h measured on a debug kernel under TCG), and the soak's
+# 30 minutes at SOAK_SCALE=1
+STRESS_S_AT_SCALE_1, SOAK_S_AT_SCALE_1 = 6 * 3600, 1800
+
+
+def suite_timeout(suite, scale=1.0, soak=1.0):
+    """How long the guest may run @suite: the stress suite's grows with its
+    scales (a documented-scale run is hours), never under the base."""
+    if suite != "stress":
+        return SUITE_TIMEOUT[suite]
+    return max(SUITE_TIMEOUT[suite],
+               int(3600 + STRESS_S_AT_SCALE_1 * scale + SOAK_S_AT_SCALE_1 * soak))
+
+
+def stress_select(select):
+    """The -k expression of a stress run of the parts @select: the memory
+    check that ends the suite (kmemleak, the slab) runs after any part."""
+    return f"({select}) or test_zz_memory" if select else ""
+
+
+def archive_stress_run(kdir, files, stamp):
+    """Copy a stress run's @files (those that exist) from @kdir to
+    kdir/stress-runs/@stamp, where tests/stress/report.py merges the runs
+    of one commit (a documented-scale run may be made part by part)."""
+    dest = os.path.join(kdir, "stress-runs", stamp)
+    os.makedirs(dest, exist_ok=True)
+    for f in files:
+        if os.path.exists(f):
+            shutil.copy(f, dest)
+    return dest
 parts = []          # (name, passed, failed, skipped, seconds, note)
 
 
@@ -297,6 +329,8 @@ def vm_suite(kernel, select, suite="integration"):
     for old in (junit, figures):
         if os.path.exists(old):
             os.unlink(old)
+    if suite == "stress":
+        select = stress_select(select)
     sel = f" -k {select!r}" if select else ""
     # the kernel log goes to build/<release>/dmesg.log as it is written, so an
     # oops is on the host even when the guest dies
@@ -307,25 +341,30 @@ def vm_suite(kernel, select, suite="integration"):
     if suite == "stress":
         env = "".join(f"{k}={float(v)} " for k, v in (("STRESS_SCALE", scale),
                                                       ("SOAK_SCALE", soak)) if v)
-    # the code this run measures and its scale, for the report written
-    # after it (tests/stress/report.py)
-    with open(os.path.join(kdir, f"vm-{suite}.run.json"), "w") as f:
+    # the code this run measures, its scale and parts, for the report
+    # written after it (tests/stress/report.py)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    run_json = os.path.join(kdir, f"vm-{suite}.run.json")
+    with open(run_json, "w") as f:
         json.dump({"commit": tree_commit(), "scale": float(scale or 1),
-                   "soak_scale": float(soak or 1)}, f)
+                   "soak_scale": float(soak or 1), "select": select, "started": stamp}, f)
+    timeout = suite_timeout(suite, float(scale or 1), float(soak or 1))
     env += f"SPECNET_FIGURES={figures} "
     cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "
            f"{env}{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
            f"--junitxml={junit}{sel} tests/{suite}")
     log_path = os.path.join(kdir, "vm.log")
     with open(log_path, "w") as log:
-        rc, text = vm.run(kernel, cmd, timeout=SUITE_TIMEOUT[suite], stream=False, log=log,
+        rc, text = vm.run(kernel, cmd, timeout=timeout, stream=False, log=log,
                           console=os.path.join(kdir, "console.log"))
+    if suite == "stress":
+        archive_stress_run(kdir, (junit, figures, dmesg, run_json), stamp)
     cases = junit_cases(junit)
     c = part_verdict(rc, junit_counts(cases))
     note = f"log: {os.path.relpath(log_path, TOP)}"
     if cases is None:
         out.append(text[-12000:])
-        why = (f"vm timeout after {SUITE_TIMEOUT[suite]} s" if "vm: timeout after" in text
+        why = (f"vm timeout after {timeout} s" if "vm: timeout after" in text
                else f"vm exit {rc}")
         note = f"no results ({why}); " + note
     elif c[4]:

@@ -1,0 +1,96 @@
+"""Host tests of how a stress run is kept and reported: tests/run.py's
+stress helpers (the guest's time limit grows with the scales, the memory
+check runs after any part, each run archived) and tests/stress/report.py's
+merge of the runs of one commit, on synthetic run directories."""
+import importlib.util
+import json
+import os
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(TOP, path))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+run = load("specnet_run", "tests/run.py")
+report = load("specnet_stress_report", "tests/stress/report.py")
+KERNEL = "9.9.9-specnet-test"       # no /boot/config: checkers unknown
+
+
+def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1.0):
+    """One archived run: @cases {name: None (passed) or failure message}."""
+    d = kdir / "stress-runs" / start
+    d.mkdir(parents=True)
+    body = "".join(f'<testcase classname="test_x" name="{n}" time="1">'
+                   + ("" if why is None else f'<failure message="{why}">x</failure>')
+                   + "</testcase>" for n, why in cases.items())
+    (d / "vm-stress.xml").write_text(f'<testsuites><testsuite name="pytest">{body}'
+                                     "</testsuite></testsuites>")
+    (d / "figures-stress.json").write_text(json.dumps(figures))
+    (d / "dmesg.log").write_text(dmesg)
+    (d / "vm-stress.run.json").write_text(json.dumps(
+        {"commit": commit, "scale": scale, "soak_scale": scale, "select": select,
+         "started": start}))
+
+
+def write_report(tmp_path):
+    out = tmp_path / "reliability.md"
+    rc = report.main([KERNEL], build=str(tmp_path / "build"), out=str(out))
+    return rc, out.read_text()
+
+
+def test_runs_of_one_commit_merge_part_by_part(tmp_path):
+    kdir = tmp_path / "build" / KERNEL
+    stress_run(kdir, "20260101T000000Z", "old1234", {"test_a": None}, {"test_a: n": 99})
+    stress_run(kdir, "20260102T000000Z", "abc1234",
+               {"test_a": None, "test_b": "slab grew", "test_zz_memory": None},
+               {"test_a: n": 40, "test_b: n": 5}, scale=0.2)
+    stress_run(kdir, "20260103T000000Z", "abc1234", {"test_b": None, "test_zz_memory": None},
+               {"test_b: n": 200}, select="(test_b) or test_zz_memory")
+    rc, text = write_report(tmp_path)
+    assert rc == 0
+    assert "Merged from 2 runs at commit abc1234" in text
+    assert "Stress suite: 3 passed, 0 failed, 0 skipped." in text
+    assert "* failed in the earlier run 20260102T000000Z: `test_b`: slab grew" in text
+    assert "| test_b: n | 200 |" in text and "| test_a: n | 40 |" in text
+    assert "99" not in text, "a run of another commit is not merged"
+    assert "`STRESS_SCALE=0.2`" in text and "`(test_b) or test_zz_memory`" in text
+
+
+def test_a_kernel_report_in_any_merged_run_fails_the_report(tmp_path):
+    kdir = tmp_path / "build" / KERNEL
+    stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": None}, {},
+               dmesg="[ 1.0] BUG: KASAN: slab-out-of-bounds in redopt_enqueue+0x1/0x2\n")
+    stress_run(kdir, "20260103T000000Z", "abc1234", {"test_a": None}, {})
+    rc, text = write_report(tmp_path)
+    assert rc == 1
+    assert "Kernel reports in the guest's log: 1." in text
+    assert "BUG: KASAN: slab-out-of-bounds in redopt_enqueue" in text
+
+
+def test_a_modified_tree_stands_alone(tmp_path):
+    kdir = tmp_path / "build" / KERNEL
+    stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": "boom"}, {})
+    stress_run(kdir, "20260103T000000Z", "abc1234 (modified)", {"test_b": None}, {})
+    rc, text = write_report(tmp_path)
+    assert "Run at commit abc1234 (modified)." in text
+    assert "test_a" not in text
+
+
+def test_run_helpers_of_the_stress_suite(tmp_path):
+    assert run.suite_timeout("integration", 5, 5) == run.VM_SUITE_TIMEOUT
+    assert run.suite_timeout("stress", 0.05, 0.05) == run.SUITE_TIMEOUT["stress"]
+    full = run.suite_timeout("stress", 1, 1)
+    assert full >= 6 * 3600, "a documented-scale run is hours long"
+    assert run.stress_select("") == ""
+    assert run.stress_select("soak or netns") == "(soak or netns) or test_zz_memory"
+    kdir = tmp_path / "k"
+    kdir.mkdir()
+    (kdir / "vm-stress.xml").write_text("<testsuites/>")
+    dest = run.archive_stress_run(str(kdir), [str(kdir / "vm-stress.xml"),
+                                              str(kdir / "missing.json")], "20260101T000000Z")
+    assert sorted(os.listdir(dest)) == ["vm-stress.xml"]
