@@ -35,6 +35,7 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 from specnet_bench import specnet_lab as lab
@@ -51,6 +52,7 @@ ECN_CCS = ("spec", "cpecn", "wecn")     # TCP_CONG_NEEDS_ECN: ECN on their conne
 REFS = {"geo": "bbr", "geo-aqm": "bbr", "geo-taildrop": "bbr", "leo": "bbr", "hybrid": "wecn",
         "cpecn": "wecn"}
 GEO = ("geo", "geo-aqm", "geo-taildrop", "leo")     # long paths: queueing delay reported
+LIMITED_SHOWN = 0.05    # rwnd- or sndbuf-limited shown from this part of the busy time
 SCHEMA = os.path.join(HERE, "results.schema.json")
 
 # name -> topology class name, the swept parameter, its unit, whether the
@@ -443,11 +445,19 @@ def run_batch(cases, log):
                     ["iperf3", "-c", topo.flow_dst(p, i), "-p", str(port), "-t", str(seconds),
                      "-C", fc, "-J", "-i", "1", "--connect-timeout", "10000"],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+        # what held each sender back (tcp_info's chronos), read 2 s before
+        # iperf3 ends its flows
+        limits = {}
+        grab = threading.Timer(max(1, seconds - 2), sender_limits,
+                               (topo, net, plan, limits, time.monotonic()))
+        grab.start()
         outs = {}
         for tag, pr in procs:
             out, err = pr.communicate(timeout=seconds * 3 + 180)
             if tag:
                 outs[tag] = (out, err)
+        grab.cancel()
+        grab.join()
         busy = cpu_busy(c0, cpu_sample())
         series = sampler.stop()
         while stops:
@@ -478,6 +488,7 @@ def run_batch(cases, log):
                                value=c["value"], cc=c["cc"], flow_cc=fc, flow=i, rep=c["rep"],
                                seconds=seconds, key=case_key(c), **shared,
                                counters=counters.get(fc, {}),
+                               tcp_limited=limits.get((p, port)),
                                tp_capacity_kbps=tp_kbps if fc == "tp" else None)
                 r.set_result(flow_record(out))
                 if r.error is not None and err.strip():
@@ -511,6 +522,35 @@ def run_batch(cases, log):
             lab.set_param("tcp_cpecn", "base", "reno")
         if tp_prev is not None:
             lab.set_param("tcp_tp", "capacity_kbps", tp_prev)
+
+
+def sender_limits(topo, net, plan, limits, t0):
+    """Into @limits {(path, port): ss_limits() + "at_s", the seconds since
+    @t0 (the flows' start) when read}: the data connection (the one that
+    has carried most) of each flow of @plan, read on its sender with one
+    `ss` a path."""
+    for _, p, flows in plan:
+        ports = " or ".join(f"dport = :{port}" for _, port in flows)
+        try:
+            pr = topo.sender(net, p).popen(["ss", "-tinH", "state", "established",
+                                            f"( {ports} )"],
+                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                           text=True)
+            out = pr.communicate(timeout=30)[0]
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        best = {}
+        for sock in lab.parse_ss(out):
+            try:
+                port = int(sock["socket"][3].rsplit(":", 1)[1])
+            except (IndexError, ValueError):
+                continue
+            if sock.get("bytes_acked", 0) >= best.get(port, ({}, -1))[1]:
+                best[port] = (sock, sock.get("bytes_acked", 0))
+        for port, (sock, _) in best.items():
+            lim = lab.ss_limits(sock)
+            if lim:
+                limits[(p, port)] = dict(lim, at_s=round(time.monotonic() - t0, 1))
 
 
 def background(report, seconds):
@@ -738,6 +778,9 @@ def summary(meta, records):
                     if x["background_sent_bps"] is not None:
                         parts.append(f"background {x['background_sent_bps'].fmt('{:.1f}', 1e-6)}"
                                      " Mbit/s sent")
+                for f, what in (("rwnd_frac", "rwnd"), ("sndbuf_frac", "sndbuf")):
+                    if x[f] is not None and x[f].hi >= LIMITED_SHOWN:
+                        parts.append(f"{what}-limited {x[f].fmt('{:.0%}')}")
                 if x["failed"]:
                     parts.append(f"**FAILED: {len(x['failed'])} of {x['flows']} flows**")
                 cells.append(" " + ", ".join(parts) + " |")
@@ -768,7 +811,11 @@ def summary(meta, records):
               "for redopt), average queue in packets and its queueing delay, after the first "
               "sixth of the flows; geo: the bottleneck's average and 95th-percentile queueing "
               "delay (one flow a path: the flow's own); fifo-share: "
-              "the bottleneck's drops per packet offered. FAILED: flows "
+              "the bottleneck's drops per packet offered; rwnd-limited, sndbuf-limited: "
+              "the part of the senders' busy time (tcp_info, read 2 s before the flows end) "
+              "that the receiver's window or the sender's own buffer held them back, shown "
+              "where a repetition reached 5%: a limit of the hosts, not of the path or the "
+              "congestion control. FAILED: flows "
               "whose iperf3 report had an error or no end; they count as 0.",
               ""]
     return "\n".join(lines)
@@ -801,8 +848,21 @@ def rep_stats(rs):
         avg_queue_pkts=r0.get("avg_queue_pkts"), delay_ms=r0.get("avg_queue_delay_ms"),
         p95_ms=r0.get("p95_queue_delay_ms"),
         rtx=rtx * 1448 / sent if sent else None,
+        **limited_fractions(own),
         background_sent_bps=r0.get("background_sent_bps"),
         flows=len(rs), failed=[r for r in rs if failed(r)])
+
+
+def limited_fractions(rs):
+    """rwnd_frac and sndbuf_frac: the parts of the busy time of the flows
+    @rs that the receive window and the send buffer held the senders back
+    (None where no flow has the figures)."""
+    lim = [r["tcp_limited"] for r in rs if r.get("tcp_limited")]
+    busy = sum(x["busy_ms"] for x in lim)
+    if not busy:
+        return dict(rwnd_frac=None, sndbuf_frac=None)
+    return dict(rwnd_frac=sum(x["rwnd_limited_ms"] for x in lim) / busy,
+                sndbuf_frac=sum(x["sndbuf_limited_ms"] for x in lim) / busy)
 
 
 def case_stats(records):
@@ -826,7 +886,8 @@ def case_stats(records):
                  flows=sum(p["flows"] for p in per.values()))
         for f in ("goodput", "ceil", "xceil", "ceil_nominal", "per_nominal", "per_realized",
                   "jain", "share", "marked", "drops", "drop_frac", "early", "forced", "overflow",
-                  "avg_queue_pkts", "delay_ms", "p95_ms", "rtx", "background_sent_bps"):
+                  "avg_queue_pkts", "delay_ms", "p95_ms", "rtx", "background_sent_bps",
+                  "rwnd_frac", "sndbuf_frac"):
             x[f] = spread([p[f] for p in per.values()])
         out[k] = x
     return out

@@ -68,6 +68,7 @@ class FlowRecord(FlowResult):
     background_sent_bps: Optional[float] = None
     background_error: Optional[str] = None
     cpu_saturated: Optional[bool] = None
+    tcp_limited: Optional[dict] = None  # the sender's tcp_info chronos (ss_limits)
     # per flow, with its case
     tp_capacity_kbps: Optional[int] = None
     jain: Optional[float] = None

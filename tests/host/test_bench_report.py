@@ -281,6 +281,27 @@ def test_case_goodput_is_the_sum_of_its_own_ccs_flows(tmp_path):
     assert x["share"].med == pytest.approx(0.4875)
 
 
+def test_host_limits_are_the_busy_time_held_back_and_shown_from_5_percent(tmp_path):
+    # geo, two reps of one spec flow: rwnd-limited 300 of 1000 ms, then 100
+    # of 1000; sndbuf 10 of 1000 (1%, under 5%: not shown); the cubic flow
+    # has no figures (None)
+    recs = [rec("geo", 10, "spec", 1, 5e6), rec("geo", 10, "spec", 2, 5e6),
+            rec("geo", 10, "cubic", 1, 1e6)]
+    for r, rw in zip(recs, (300, 100)):
+        r["tcp_limited"] = dict(busy_ms=1000, rwnd_limited_ms=rw, sndbuf_limited_ms=10,
+                                at_s=8.0)
+    valid(recs, tmp_path)
+    st = bench.case_stats(recs)
+    x = st[("geo", "{}", 10, "spec")]
+    assert tuple(x["rwnd_frac"]) == (pytest.approx(0.2), 0.1, 0.3, 2)
+    assert x["sndbuf_frac"].hi == pytest.approx(0.01)
+    assert st[("geo", "{}", 10, "cubic")]["rwnd_frac"] is None
+    text = bench.summary(META, recs)
+    row = next(line for line in text.splitlines() if line.startswith("| 10 |"))
+    assert "rwnd-limited 20% [10%-30%]" in row
+    assert "sndbuf-limited" not in row
+
+
 def test_a_failed_flow_counts_zero_and_marks_its_scenario_failed(tmp_path):
     # dumbbell, 2 reno flows, 3 reps; in rep 2 flow 1 failed: that rep's
     # goodput is 4 + 0 and its Jain (4 + 0)^2 / (2 x 16) = 0.5

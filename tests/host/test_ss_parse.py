@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -67,3 +68,46 @@ def test_info_blocks_and_rates():
     assert cp["dctcp"] == {"ce_state": 1, "alpha": 512, "ab_ecn": 3000, "ab_tot": 9000}
     assert cp["send"] == 5792000.0
     assert lab.parse_ss("") == [] and lab.parse_ss("Recv-Q Send-Q Local\n") == []
+
+
+def test_limits_of_a_sender_held_back_by_the_receive_window():
+    """A sender whose peer reads 1000 bytes a millisecond through a 4 KB
+    receive buffer spends most of its busy time receive-window limited."""
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    c = socket.socket()
+    c.connect(ls.getsockname())
+    a, _ = ls.accept()
+    c.setblocking(False)
+    a.setblocking(False)
+    try:
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            for s, op in ((c, lambda: c.send(bytes(65536))), (a, lambda: a.recv(1000))):
+                try:
+                    op()
+                except BlockingIOError:
+                    pass
+            time.sleep(0.001)
+        out = subprocess.run(["ss", "-tinH", "state", "established",
+                              f"( dport = :{ls.getsockname()[1]} )"],
+                             capture_output=True, text=True, check=True).stdout
+        (sender,) = lab.parse_ss(out)
+        lim = lab.ss_limits(sender)
+        assert lim is not None and lim["busy_ms"] >= 500, (lim, out)
+        assert lim["rwnd_limited_ms"] >= 0.5 * lim["busy_ms"], (lim, out)
+        assert lim["sndbuf_limited_ms"] <= lim["busy_ms"]
+    finally:
+        for s in (c, a, ls):
+            s.close()
+
+
+def test_limits_parse_what_ss_prints():
+    (s,) = lab.parse_ss("0 0 10.0.0.1:5201 10.0.0.2:40000\n\t cubic busy:60000ms "
+                        "rwnd_limited:2345ms(3.9%) sndbuf_limited:12ms(0.0%) cwnd:10\n")
+    assert lab.ss_limits(s) == {"busy_ms": 60000, "rwnd_limited_ms": 2345,
+                                "sndbuf_limited_ms": 12}
+    (idle,) = lab.parse_ss("0 0 10.0.0.1:5201 10.0.0.2:40000\n\t cubic cwnd:10\n")
+    assert lab.ss_limits(idle) is None
