@@ -8,13 +8,16 @@
 docs/results/<name>/ (replacing the previous ones: git keeps the history)
 with a header that names the date, kernel, commit and the machine (CPU
 model, cores, memory, KVM or TCG), so that every figure the project quotes
-comes from a generated file.
+comes from a generated file; and changes.md, the case-by-case comparison
+with the run it replaces (specnet_bench.compare).
 """
 import argparse
 import json
 import os
 import shutil
 import sys
+
+from specnet_bench import compare
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(TOP, "tests", "vm"))
@@ -51,6 +54,9 @@ def publish(run_dir, name, docs=None):
     with open(os.path.join(run_dir, "results.json")) as f:
         meta = json.load(f)["meta"]
     dest = os.path.join(docs, name)
+    before = None
+    if os.path.exists(os.path.join(dest, "results.json")):
+        before = compare.load(dest)
     if os.path.isdir(dest):
         shutil.rmtree(dest)
     os.makedirs(dest)
@@ -63,6 +69,10 @@ def publish(run_dir, name, docs=None):
     with open(os.path.join(dest, "summary.md"), "w") as f:
         f.write(head + body)
     shutil.copy(os.path.join(run_dir, "results.json"), dest)
+    if before is not None:
+        # what moved against the run this one replaces
+        with open(os.path.join(dest, "changes.md"), "w") as f:
+            f.write(compare.report(before, compare.load(dest)))
     pngs = sorted(p for p in os.listdir(run_dir) if p.endswith(".png"))
     for p in pngs:
         shutil.copy(os.path.join(run_dir, p), dest)
@@ -78,8 +88,9 @@ def main():
     if not os.path.exists(os.path.join(a.run_dir, "results.json")):
         raise SystemExit(f"publish: no results.json in {a.run_dir}")
     dest, pngs = publish(a.run_dir, a.name)
+    changes = os.path.exists(os.path.join(dest, "changes.md"))
     print(f"published: {os.path.relpath(dest, TOP)}/summary.md, results.json"
-          + "".join(f", {p}" for p in pngs))
+          + "".join(f", {p}" for p in pngs) + (", changes.md" if changes else ""))
     return 0
 
 

@@ -1,0 +1,67 @@
+"""specnet_bench.compare and publish's changes.md: two runs compared case
+by case on synthetic records (goodput over the realized ceiling, median
+[min-max] over repetitions; 'within' when the ranges overlap)."""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+from specnet_bench import compare, publish  # noqa: E402
+from specnet_bench import cli as bench  # noqa: E402
+
+
+def rec(cc, value, rep, goodput, ceil=10e6):
+    c = dict(scenario="geo", opts={}, value=value, cc=cc, rep=rep)
+    return dict(c, param="loss", flow_cc=cc, flow=0, seconds=60, key=bench.case_key(c),
+                per_nominal=0.01, per_realized=0.01, ceiling_nominal_bps=ceil,
+                ceiling_bps=ceil, lossy_pkts=1000, lossy_discarded=10, rtt_ms=600.0,
+                queue={"kind": "netem"}, csum_errors=0, guest_cpu_busy=0.3, counters={},
+                goodput_bps=goodput, retransmits=0, bytes_sent=1000)
+
+
+def run(commit, cases):
+    """(meta, records) of @cases {(cc, value): [goodput of each rep]}."""
+    meta = dict(suite="headline", date="20261127T000000Z", kernel="6.1.0-56-amd64",
+                commit=commit, skipped=[])
+    return meta, [rec(cc, v, i + 1, g) for (cc, v), gs in cases.items()
+                  for i, g in enumerate(gs)]
+
+
+OLD = run("aaaaaaa", {("spec", 1): [8e6, 9e6, 9.5e6], ("bbr", 1): [7e6, 7.5e6, 8e6],
+                      ("cubic", 1): [1e6, 2e6, 3e6], ("hybla", 1): [3e6, 3e6, 3e6]})
+NEW = run("bbbbbbb", {("spec", 1): [9.2e6, 9.4e6, 9.9e6], ("bbr", 1): [8.1e6, 8.3e6, 8.6e6],
+                      ("cubic", 1): [0.5e6, 0.6e6, 0.9e6], ("reno", 1): [1e6, 1e6, 1e6]})
+
+
+def test_verdicts_by_overlap_of_the_ranges():
+    rows, only_old, only_new = compare.compare(OLD[1], NEW[1])
+    got = {k[3]: (round(xo.med, 2), round(xn.med, 2), v) for k, xo, xn, v in rows}
+    assert got == {"spec": (0.9, 0.94, "within"),      # 0.92-0.99 overlaps 0.8-0.95
+                   "bbr": (0.75, 0.83, "up"),          # 0.81 > 0.80
+                   "cubic": (0.2, 0.06, "down")}       # 0.09 < 0.10
+    assert (only_old, only_new) == (1, 1)
+
+
+def test_report_names_both_runs_and_counts():
+    text = compare.report(OLD, NEW)
+    assert "* before: 20261127T000000Z, kernel 6.1.0-56-amd64, commit aaaaaaa" in text
+    assert "* after: 20261127T000000Z, kernel 6.1.0-56-amd64, commit bbbbbbb" in text
+    assert "3 cases in both: 1 within the spread of the runs, 1 up, 1 down; " \
+           "1 only before, 1 only after." in text
+    assert "| geo | - | 1 | bbr | 0.75 [0.70-0.80] | 0.83 [0.81-0.86] | 1.11 | **up** |" in text
+
+
+def test_publish_writes_changes_against_the_run_it_replaces(tmp_path):
+    docs = tmp_path / "docs"
+    for i, (meta, records) in enumerate((OLD, NEW)):
+        d = tmp_path / f"run{i}"
+        d.mkdir()
+        (d / "results.json").write_text(json.dumps(dict(meta=meta, records=records)))
+        (d / "summary.md").write_text(f"# run {i}\n")
+        dest, _ = publish.publish(str(d), "bench-x", docs=str(docs))
+        changes = os.path.join(dest, "changes.md")
+        if i == 0:
+            assert not os.path.exists(changes), "nothing to compare the first run with"
+    text = open(changes).read()
+    assert "commit aaaaaaa" in text and "commit bbbbbbb" in text and "**down**" in text
