@@ -6,9 +6,9 @@
 OLD and NEW are run directories or their results.json. For every case both
 runs hold (scenario, options, value, congestion control) it prints the
 goodput over the realized ceiling in each, median [min-max] over the
-repetitions, and a verdict: "within" when the two ranges overlap (the
-runs' own spread covers the difference), "up" or "down" otherwise, with
-the ratio of the medians. Cases that only one run holds are counted.
+repetitions, and a verdict: "within" when the two ranges overlap or lie
+less than 0.01 apart (the runs' own spread covers the difference), "up"
+or "down" otherwise, with the ratio of the medians. Cases that only one run holds are counted.
 `make bench` publishes one against the run it replaces
 (docs/results/<name>/changes.md).
 """
@@ -29,10 +29,16 @@ def load(path):
     return d["meta"], d["records"]
 
 
+# what the summaries resolve: goodput over the ceiling is printed to two
+# decimals, and the ceiling comes from counted losses; a gap between two
+# ranges narrower than this is not a change
+RESOLUTION = 0.01
+
+
 def verdict(old, new):
     """'within', 'up' or 'down': whether the [min, max] of @new overlaps the
-    one of @old (Spreads), and if not on which side."""
-    if new.lo <= old.hi and old.lo <= new.hi:
+    one of @old (Spreads), to RESOLUTION, and if not on which side."""
+    if new.lo <= old.hi + RESOLUTION and old.lo <= new.hi + RESOLUTION:
         return "within"
     return "up" if new.lo > old.hi else "down"
 
@@ -66,7 +72,7 @@ def report(old, new):
              f"{counts['up']} up, {counts['down']} down; {only_old} only before, "
              f"{only_new} only after.", "",
              "Goodput over the realized ceiling, median [min-max] over the repetitions; "
-             "'within': the two ranges overlap.", "",
+             f"'within': the two ranges overlap or lie less than {RESOLUTION:g} apart.", "",
              "| scenario | options | value | cc | before | after | after / before | |",
              "|---|---|---|---|---|---|---|---|"]
     for (scen, opts, value, cc), xo, xn, v in rows:

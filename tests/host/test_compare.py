@@ -30,26 +30,28 @@ def run(commit, cases):
 
 OLD = run("aaaaaaa", {("spec", 1): [8e6, 9e6, 9.5e6], ("bbr", 1): [7e6, 7.5e6, 8e6],
                       ("cubic", 1): [1e6, 2e6, 3e6], ("hybla", 1): [3e6, 3e6, 3e6]})
-NEW = run("bbbbbbb", {("spec", 1): [9.2e6, 9.4e6, 9.9e6], ("bbr", 1): [8.1e6, 8.3e6, 8.6e6],
-                      ("cubic", 1): [0.5e6, 0.6e6, 0.9e6], ("reno", 1): [1e6, 1e6, 1e6]})
+NEW = run("bbbbbbb", {("spec", 1): [9.2e6, 9.4e6, 9.9e6], ("bbr", 1): [8.2e6, 8.3e6, 8.6e6],
+                      ("cubic", 1): [0.5e6, 0.6e6, 0.85e6], ("reno", 1): [1e6, 1e6, 1e6],
+                      ("hybla", 1): [3.05e6, 3.05e6, 3.05e6]})
 
 
 def test_verdicts_by_overlap_of_the_ranges():
     rows, only_old, only_new = compare.compare(OLD[1], NEW[1])
     got = {k[3]: (round(xo.med, 2), round(xn.med, 2), v) for k, xo, xn, v in rows}
     assert got == {"spec": (0.9, 0.94, "within"),      # 0.92-0.99 overlaps 0.8-0.95
-                   "bbr": (0.75, 0.83, "up"),          # 0.81 > 0.80
-                   "cubic": (0.2, 0.06, "down")}       # 0.09 < 0.10
-    assert (only_old, only_new) == (1, 1)
+                   "bbr": (0.75, 0.83, "up"),          # 0.82 > 0.80 + 0.01
+                   "cubic": (0.2, 0.06, "down"),       # 0.085 + 0.01 < 0.10
+                   "hybla": (0.3, 0.3, "within")}      # 0.305 vs 0.30: under 0.01
+    assert (only_old, only_new) == (0, 1)
 
 
 def test_report_names_both_runs_and_counts():
     text = compare.report(OLD, NEW)
     assert "* before: 20261127T000000Z, kernel 6.1.0-56-amd64, commit aaaaaaa" in text
     assert "* after: 20261127T000000Z, kernel 6.1.0-56-amd64, commit bbbbbbb" in text
-    assert "3 cases in both: 1 within the spread of the runs, 1 up, 1 down; " \
-           "1 only before, 1 only after." in text
-    assert "| geo | - | 1 | bbr | 0.75 [0.70-0.80] | 0.83 [0.81-0.86] | 1.11 | **up** |" in text
+    assert "4 cases in both: 2 within the spread of the runs, 1 up, 1 down; " \
+           "0 only before, 1 only after." in text
+    assert "| geo | - | 1 | bbr | 0.75 [0.70-0.80] | 0.83 [0.82-0.86] | 1.11 | **up** |" in text
 
 
 def test_publish_writes_changes_against_the_run_it_replaces(tmp_path):
