@@ -445,10 +445,10 @@ def run_batch(cases, log):
                     ["iperf3", "-c", topo.flow_dst(p, i), "-p", str(port), "-t", str(seconds),
                      "-C", fc, "-J", "-i", "1", "--connect-timeout", "10000"],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-        # what held each sender back (tcp_info's chronos), read 2 s before
+        # what held each sender back (tcp_info's chronos), read 3 s before
         # iperf3 ends its flows
         limits = {}
-        grab = threading.Timer(max(1, seconds - 2), sender_limits,
+        grab = threading.Timer(max(1, seconds - 3), sender_limits,
                                (topo, net, plan, limits, time.monotonic()))
         grab.start()
         outs = {}
@@ -528,17 +528,25 @@ def sender_limits(topo, net, plan, limits, t0):
     """Into @limits {(path, port): ss_limits() + "at_s", the seconds since
     @t0 (the flows' start) when read}: the data connection (the one that
     has carried most) of each flow of @plan, read on its sender with one
-    `ss` a path."""
+    `ss` a path, all paths at once (about a second each under TCG: read one
+    after the other, the last paths of a batch were read after their flows
+    had ended)."""
+    procs = []
     for _, p, flows in plan:
         ports = " or ".join(f"dport = :{port}" for _, port in flows)
         try:
-            pr = topo.sender(net, p).popen(["ss", "-tinH", "state", "established",
-                                            f"( {ports} )"],
-                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                           text=True)
-            out = pr.communicate(timeout=30)[0]
-        except (OSError, subprocess.TimeoutExpired):
+            procs.append((p, topo.sender(net, p).popen(
+                ["ss", "-tinH", "state", "established", f"( {ports} )"],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)))
+        except OSError:
             continue
+    for p, pr in procs:
+        try:
+            out = pr.communicate(timeout=30)[0]
+        except subprocess.TimeoutExpired:
+            pr.kill()
+            continue
+        at = round(time.monotonic() - t0, 1)
         best = {}
         for sock in lab.parse_ss(out):
             try:
@@ -550,7 +558,7 @@ def sender_limits(topo, net, plan, limits, t0):
         for port, (sock, _) in best.items():
             lim = lab.ss_limits(sock)
             if lim:
-                limits[(p, port)] = dict(lim, at_s=round(time.monotonic() - t0, 1))
+                limits[(p, port)] = dict(lim, at_s=at)
 
 
 def background(report, seconds):
@@ -812,7 +820,7 @@ def summary(meta, records):
               "sixth of the flows; geo: the bottleneck's average and 95th-percentile queueing "
               "delay (one flow a path: the flow's own); fifo-share: "
               "the bottleneck's drops per packet offered; rwnd-limited, sndbuf-limited: "
-              "the part of the senders' busy time (tcp_info, read 2 s before the flows end) "
+              "the part of the senders' busy time (tcp_info, read 3 s before the flows end) "
               "that the receiver's window or the sender's own buffer held them back, shown "
               "where a repetition reached 5%: a limit of the hosts, not of the path or the "
               "congestion control. FAILED: flows "

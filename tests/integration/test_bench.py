@@ -88,14 +88,15 @@ def test_tiny_run_every_scenario_validates_and_resumes():
         for r in recs:
             assert "error" not in r, r
             assert r["goodput_bps"] > 0 and r["series"], r["key"]
-        # the senders' tcp_info chronos, read 2 s before the end (1 s into
-        # these 3 s flows: a path whose data connection has not started by
-        # then may show its control connection, or nothing)
+        # the senders' tcp_info chronos, read 3 s before the end (1 s into
+        # these 3 s flows, every path's ss at once, each about a second under
+        # TCG: a path whose data connection had not started by then may
+        # show its control connection, or nothing)
         lim = [r["tcp_limited"] for r in recs if r.get("tcp_limited")]
         assert len(lim) >= len(recs) / 2, f"{len(lim)} of {len(recs)} flows"
         for x in lim:
             assert 0 < x["busy_ms"] and x["rwnd_limited_ms"] + x["sndbuf_limited_ms"] <= \
-                x["busy_ms"] + 1 and 0.5 <= x["at_s"] <= 6, x
+                x["busy_ms"] + 1 and 0.5 <= x["at_s"], x
         # our modules' counters come with our flows
         spec = next(r for r in recs if r["cc"] == "spec")
         assert "loss_events" in spec["counters"], spec["counters"]
