@@ -547,15 +547,15 @@ def sender_limits(topo, net, plan, limits, t0):
             pr.kill()
             continue
         at = round(time.monotonic() - t0, 1)
-        best = {}
+        best = {}                       # port -> its socket that carried most
         for sock in lab.parse_ss(out):
             try:
                 port = int(sock["socket"][3].rsplit(":", 1)[1])
             except (IndexError, ValueError):
                 continue
-            if sock.get("bytes_acked", 0) >= best.get(port, ({}, -1))[1]:
-                best[port] = (sock, sock.get("bytes_acked", 0))
-        for port, (sock, _) in best.items():
+            if sock.get("bytes_acked", 0) >= best.get(port, {}).get("bytes_acked", -1):
+                best[port] = sock
+        for port, sock in best.items():
             lim = lab.ss_limits(sock)
             if lim:
                 limits[(p, port)] = dict(lim, at_s=at)

@@ -49,7 +49,7 @@ def compare(old_records, new_records):
     new."""
     a, b = cli.case_stats(old_records), cli.case_stats(new_records)
     rows = []
-    for k in sorted(set(a) & set(b), key=lambda k: (k[0], k[1], k[2], k[3])):
+    for k in sorted(set(a) & set(b)):
         xo, xn = a[k]["xceil"], b[k]["xceil"]
         if xo is None or xn is None:
             continue
