@@ -15,6 +15,7 @@ collected nothing, every test skipped, no case ran) is a failure.
 import argparse
 import concurrent.futures
 import glob
+import hashlib
 import json
 import os
 import re
@@ -317,6 +318,22 @@ def tree_commit():
     return head + (" (modified)" if dirty else "")
 
 
+# top-level entries that do not change what a test runs: a run of parts
+# merges across commits that only touched these
+DOC_ENTRIES = ("docs", "README.md", "CHANGELOG.md")
+
+
+def tree_code():
+    """An identity of the code a run measures: the hashes of HEAD's
+    top-level entries other than DOC_ENTRIES, hashed together (12 hex
+    digits); "" when git cannot say."""
+    p = subprocess.run(["git", "-C", TOP, "ls-tree", "HEAD"], capture_output=True, text=True)
+    if p.returncode or not p.stdout.strip():
+        return ""
+    kept = [ln for ln in p.stdout.splitlines() if ln.split("\t", 1)[-1] not in DOC_ENTRIES]
+    return hashlib.sha1("\n".join(kept).encode()).hexdigest()[:12]
+
+
 def vm_suite(kernel, select, suite="integration"):
     """The @suite (tests/<suite>) in a guest on @kernel; returns what to
     print, so that suites run side by side print whole."""
@@ -346,7 +363,7 @@ def vm_suite(kernel, select, suite="integration"):
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     run_json = os.path.join(kdir, f"vm-{suite}.run.json")
     with open(run_json, "w") as f:
-        json.dump({"commit": tree_commit(), "scale": float(scale or 1),
+        json.dump({"commit": tree_commit(), "code": tree_code(), "scale": float(scale or 1),
                    "soak_scale": float(soak or 1), "select": select, "started": stamp}, f)
     timeout = suite_timeout(suite, float(scale or 1), float(soak or 1))
     env += f"SPECNET_FIGURES={figures} "

@@ -21,7 +21,7 @@ report = load("specnet_stress_report", "tests/stress/report.py")
 KERNEL = "9.9.9-specnet-test"       # no /boot/config: checkers unknown
 
 
-def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1.0):
+def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1.0, code=None):
     """One archived run: @cases {name: None (passed) or failure message}."""
     d = kdir / "stress-runs" / start
     d.mkdir(parents=True)
@@ -34,7 +34,7 @@ def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1
     (d / "dmesg.log").write_text(dmesg)
     (d / "vm-stress.run.json").write_text(json.dumps(
         {"commit": commit, "scale": scale, "soak_scale": scale, "select": select,
-         "started": start}))
+         "started": start, **({"code": code} if code else {})}))
 
 
 def write_report(tmp_path):
@@ -59,6 +59,21 @@ def test_runs_of_one_commit_merge_part_by_part(tmp_path):
     assert "| test_b: n | 200 |" in text and "| test_a: n | 40 |" in text
     assert "7777777" not in text, "a run of another commit is not merged"
     assert "`STRESS_SCALE=0.2`" in text and "`(test_b) or test_zz_memory`" in text
+
+
+def test_runs_of_one_code_merge_across_docs_commits(tmp_path):
+    kdir = tmp_path / "build" / KERNEL
+    stress_run(kdir, "20260101T000000Z", "fff0000", {"test_a": None}, {"test_a: n": 7777777},
+               code="c0de00000000")
+    stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": None}, {"test_a: n": 40},
+               code="c0de11111111")
+    stress_run(kdir, "20260103T000000Z", "def5678", {"test_b": None}, {"test_b: n": 200},
+               code="c0de11111111")
+    rc, text = write_report(tmp_path)
+    assert rc == 0
+    assert "Merged from 2 runs of one code at commits abc1234, def5678" in text
+    assert "| test_a: n | 40 |" in text and "| test_b: n | 200 |" in text
+    assert "7777777" not in text, "a run of other code is not merged"
 
 
 def test_a_kernel_report_in_any_merged_run_fails_the_report(tmp_path):
@@ -87,6 +102,8 @@ def test_run_helpers_of_the_stress_suite(tmp_path):
     full = run.suite_timeout("stress", 1, 1)
     assert full >= 6 * 3600, "a documented-scale run is hours long"
     assert run.stress_select("") == ""
+    code = run.tree_code()
+    assert len(code) == 12 and int(code, 16) >= 0, "the checkout's code identity"
     assert run.stress_select("soak or netns") == "(soak or netns) or test_zz_memory"
     kdir = tmp_path / "k"
     kdir.mkdir()

@@ -6,8 +6,9 @@ kernel, the stress suite's verdicts (vm-stress.xml), its figures
 were on (/boot/config-<kernel>).
 
 tests/run.py keeps each run of a kernel under build/<kernel>/stress-runs/
-<start>/. The report merges the runs made at the commit of the latest one
-(a documented-scale run may be made part by part, `make stress-run
+<start>/. The report merges the runs made on the code of the latest one
+(its commit, or one that differs from it only in docs: DOC_ENTRIES of
+tests/run.py; a documented-scale run may be made part by part, `make stress-run
 K=...`): a test's verdict and figures are those of its latest run, a
 failure in an earlier run of the same test is listed, and the kernel
 reports of every merged run count. A run of a modified tree stands alone.
@@ -84,7 +85,18 @@ def stress_runs(kdir, run):
     last = runs[-1]["meta"].get("commit", "")
     if "modified" in last or "unknown" in last:
         return runs[-1:]
-    return [r for r in runs if r["meta"].get("commit") == last]
+    return [r for r in runs if same_code(r["meta"], runs[-1]["meta"])]
+
+
+def same_code(a, b):
+    """Whether run metas @a and @b measured the same code: the same code
+    identity (commits that differ only in docs), or, for runs that do not
+    record one, the same commit."""
+    if "modified" in a.get("commit", ""):
+        return False
+    if a.get("code") and b.get("code"):
+        return a["code"] == b["code"]
+    return a.get("commit") == b.get("commit")
 
 
 def case_key(tc):
@@ -150,7 +162,10 @@ def main(kernels, build=None, out=None):
             how = scale_words(meta)
             lines += [f"Run at commit {meta['commit']}" + (f", {how}" if how else "") + ".", ""]
         else:
-            lines += [f"Merged from {len(runs)} runs at commit {runs[-1]['meta']['commit']}; "
+            commits = list(dict.fromkeys(r["meta"]["commit"] for r in runs))
+            at = (f"at commit {commits[0]}" if len(commits) == 1 else
+                  f"of one code at commits {', '.join(commits)} (they differ only in docs)")
+            lines += [f"Merged from {len(runs)} runs {at}; "
                       "each test's verdict and figures are from its latest run:", ""]
             for r in runs:
                 m = r["meta"]
