@@ -318,19 +318,22 @@ def tree_commit():
     return head + (" (modified)" if dirty else "")
 
 
-# top-level entries that do not change what a test runs: a run of parts
-# merges across commits that only touched these
-DOC_ENTRIES = ("docs", "README.md", "CHANGELOG.md")
+# paths that do not change what a guest runs or what it reports: a run
+# made in parts merges across commits that only touched these
+NOT_CODE = ("docs/", "README.md", "CHANGELOG.md", "man/", "tests/host/", "tests/run.py",
+            "tests/stress/report.py")
 
 
-def tree_code():
-    """An identity of the code a run measures: the hashes of HEAD's
-    top-level entries other than DOC_ENTRIES, hashed together (12 hex
-    digits); "" when git cannot say."""
-    p = subprocess.run(["git", "-C", TOP, "ls-tree", "HEAD"], capture_output=True, text=True)
+def tree_code(commit="HEAD"):
+    """An identity of the code a run at @commit measures: the hashes of
+    its files other than NOT_CODE's, hashed together (12 hex digits); ""
+    when git cannot say (no such commit)."""
+    p = subprocess.run(["git", "-C", TOP, "ls-tree", "-r", commit],
+                       capture_output=True, text=True)
     if p.returncode or not p.stdout.strip():
         return ""
-    kept = [ln for ln in p.stdout.splitlines() if ln.split("\t", 1)[-1] not in DOC_ENTRIES]
+    kept = [ln for ln in p.stdout.splitlines()
+            if not ln.split("\t", 1)[-1].startswith(NOT_CODE)]
     return hashlib.sha1("\n".join(kept).encode()).hexdigest()[:12]
 
 

@@ -5,6 +5,7 @@ merge of the runs of one commit, on synthetic run directories."""
 import importlib.util
 import json
 import os
+import subprocess
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -74,6 +75,39 @@ def test_runs_of_one_code_merge_across_docs_commits(tmp_path):
     assert "Merged from 2 runs of one code at commits abc1234, def5678" in text
     assert "| test_a: n | 40 |" in text and "| test_b: n | 200 |" in text
     assert "7777777" not in text, "a run of other code is not merged"
+
+
+def test_code_identity_ignores_docs_and_host_tests(tmp_path, monkeypatch):
+    """tree_code() on a real repository: a commit that touches docs, man
+    pages, host tests or the reporting keeps the identity; one that
+    touches the kernel code or a stress test changes it."""
+    repo = tmp_path / "repo"
+
+    def commit(files):
+        for name, text in files.items():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_text(text)
+        for cmd in (["add", "-A"], ["commit", "-qm", "x"]):
+            subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c",
+                            "user.email=t@t", *cmd], check=True)
+        return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.setattr(run, "TOP", str(repo))
+    a = commit({"kernel/a.c": "1", "tests/stress/test_x.py": "1", "docs/d.md": "1"})
+    b = commit({"docs/d.md": "2", "README.md": "2", "man/x.8": "2",
+                "tests/host/test_h.py": "2", "tests/run.py": "2"})
+    c = commit({"tests/stress/test_x.py": "3"})
+    d = commit({"kernel/a.c": "4"})
+    codes = [run.tree_code(x) for x in (a, b, c, d)]
+    assert all(len(x) == 12 for x in codes), codes
+    assert codes[0] == codes[1], "docs, man pages, host tests and run.py are not code"
+    assert len(set(codes[1:])) == 3, "a stress test or the kernel code is"
+    assert run.tree_code("0" * 40) == ""
+    # and the report compares runs by their commits' identity
+    assert report.same_code({"commit": a[:7]}, {"commit": b[:7]}, run)
+    assert not report.same_code({"commit": b[:7]}, {"commit": c[:7]}, run)
 
 
 def test_a_kernel_report_in_any_merged_run_fails_the_report(tmp_path):

@@ -7,11 +7,12 @@ were on (/boot/config-<kernel>).
 
 tests/run.py keeps each run of a kernel under build/<kernel>/stress-runs/
 <start>/. The report merges the runs made on the code of the latest one
-(its commit, or one that differs from it only in docs: DOC_ENTRIES of
-tests/run.py; a documented-scale run may be made part by part, `make stress-run
-K=...`): a test's verdict and figures are those of its latest run, a
-failure in an earlier run of the same test is listed, and the kernel
-reports of every merged run count. A run of a modified tree stands alone.
+(its commit, or one that differs from it only in docs, man pages or host
+tests: NOT_CODE of tests/run.py; a documented-scale run may be made part
+by part, `make stress-run K=...`): a test's verdict and figures are those
+of its latest run, a failure in an earlier run of the same test is listed,
+and the kernel reports of every merged run count. A run of a modified tree
+stands alone.
 
     report.py KERNEL...
 """
@@ -85,17 +86,28 @@ def stress_runs(kdir, run):
     last = runs[-1]["meta"].get("commit", "")
     if "modified" in last or "unknown" in last:
         return runs[-1:]
-    return [r for r in runs if same_code(r["meta"], runs[-1]["meta"])]
+    return [r for r in runs if same_code(r["meta"], runs[-1]["meta"], run)]
 
 
-def same_code(a, b):
+def code_of(meta, run):
+    """A run's code identity: tests/run.py's tree_code() of its commit
+    (so that runs recorded under an older definition compare alike), the
+    identity it recorded when git no longer has the commit, else None."""
+    commit = meta.get("commit", "")
+    if "modified" in commit or "unknown" in commit:
+        return None
+    return run.tree_code(commit) or meta.get("code") or None
+
+
+def same_code(a, b, run):
     """Whether run metas @a and @b measured the same code: the same code
-    identity (commits that differ only in docs), or, for runs that do not
-    record one, the same commit."""
+    identity (commits that differ only in docs, man pages or host tests),
+    or, where none can be had, the same commit."""
     if "modified" in a.get("commit", ""):
         return False
-    if a.get("code") and b.get("code"):
-        return a["code"] == b["code"]
+    ca, cb = code_of(a, run), code_of(b, run)
+    if ca and cb:
+        return ca == cb
     return a.get("commit") == b.get("commit")
 
 
