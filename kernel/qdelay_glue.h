@@ -74,22 +74,19 @@ static inline void specnet_qd_params_read(const struct qd_params *base,
 
 /*
  * Per ACK, from pkts_acked (called for every ACK, in recovery too): the
- * RTT sample (to the step detector after the first slow start and until
- * the bottleneck has marked, @marked; then to the filters), the stack's
- * latest delivery-rate sample (not app-limited), and the round and breaker
- * accounting. Returns qd_ack()'s QD_ACK_* bits.
+ * RTT sample (to the step detector after the first slow start, then to
+ * the filters), the stack's latest delivery-rate sample (not app-limited), and
+ * the round and breaker accounting. Returns qd_ack()'s QD_ACK_* bits.
  */
 static inline unsigned int specnet_qd_acked(struct sock *sk,
 					    struct qd_state *s,
 					    const struct qd_params *p,
-					    const struct ack_sample *sample,
-					    bool marked)
+					    const struct ack_sample *sample)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	if (sample->rtt_us > 0) {
-		qd_step_sample(s, p, sample->rtt_us, !tcp_in_slow_start(tp),
-			       marked);
+		qd_step_sample(s, p, sample->rtt_us, !tcp_in_slow_start(tp));
 		qd_rtt_sample(s, p, (u32)tp->tcp_mstamp, sample->rtt_us);
 	}
 	if (!tp->rate_app_limited)

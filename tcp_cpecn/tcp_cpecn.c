@@ -511,7 +511,7 @@ static void cpecn_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	if (!specnet_ecn_ok(tcp_sk(sk)))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	ev = specnet_qd_acked(sk, &ca->qd, &qdp, sample, ca->ece_acks);
+	ev = specnet_qd_acked(sk, &ca->qd, &qdp, sample);
 	if (ev & QD_ACK_TRIP)
 		cpecn_count(sk, CPECN_CNT_BREAKER);
 	if (ev & QD_ACK_STEP)

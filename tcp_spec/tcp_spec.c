@@ -805,7 +805,7 @@ static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	if (!specnet_ecn_ok(tcp_sk(sk)))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	ev = specnet_qd_acked(sk, &ca->qd, &qdp, sample, ca->ece_seen);
+	ev = specnet_qd_acked(sk, &ca->qd, &qdp, sample);
 	if (ev & QD_ACK_TRIP)
 		spec_count(sk, SPEC_CNT_BREAKER);
 	if (ev & QD_ACK_STEP)

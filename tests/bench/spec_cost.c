@@ -217,7 +217,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 
 	/* spec_pkts_acked() */
 	qd_params_read(&qdp);
-	qd_step_sample(&c->qd, &qdp, rtt_us, true, false);
+	qd_step_sample(&c->qd, &qdp, rtt_us, true);
 	qd_rtt_sample(&c->qd, &qdp, c->now_us, rtt_us);
 	qd_rate_sample(&c->qd, rate_delivered, rate_interval_us);
 	qd_ack(&c->qd, &qdp, c->delivered, c->lost, c->packets_out);

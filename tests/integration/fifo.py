@@ -9,15 +9,10 @@ senders request ECN (which both ends negotiate) and no packet is ever
 marked. Without the safety net, spec took 97-98% of the link against cubic
 here and the FIFO dropped hundreds of thousands of packets in 40 s, where
 two cubic flows lose under a hundred.
-
-against_cubic(queue=...) runs the same contest through another queue
-(specnet_bench.topos.queue_tc()'s words), e.g. RED + ECN, the bottleneck
-that marks.
 """
 import threading
 
 from specnet_bench import specnet_lab as lab
-from specnet_bench import topos
 
 RATE_MBIT = 10
 RTT_MS = 50
@@ -27,10 +22,9 @@ BDP_PKTS = RATE_MBIT * 1e6 * RTT_MS / 1e3 / 8 / FRAME
 PORTS = {"ours": 5201, "rival": 5202}
 
 
-def fifo_chain(queue=None, limit=FIFO_PKTS, rtt_ms=RTT_MS):
-    rate = f"{RATE_MBIT}mbit"
-    c = lab.bottleneck_chain(rate, rtt_ms,
-                             "parent 1:1 handle 10: " + topos.queue_tc(queue, limit, rate))
+def fifo_chain():
+    c = lab.bottleneck_chain(f"{RATE_MBIT}mbit", RTT_MS,
+                             f"parent 1:1 handle 10: pfifo limit {FIFO_PKTS}")
     try:
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
         for port in PORTS.values():
@@ -41,25 +35,23 @@ def fifo_chain(queue=None, limit=FIFO_PKTS, rtt_ms=RTT_MS):
     return c
 
 
-def fifo_stats(chain, kind="pfifo"):
-    """(packets sent, dropped) by the bottleneck's queue, a @kind qdisc."""
+def fifo_stats(chain):
+    """(packets sent, dropped) by the bottleneck's pfifo."""
     out = lab.sh("tc -s qdisc show dev " + chain.ifname("rtr", "rcv"), ns=chain.ns("rtr"))
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip().startswith(f"qdisc {kind} "):
-            stats = lines[i + 1].split()
+    for line in out.splitlines():
+        if line.strip().startswith("qdisc pfifo"):
+            i = out.splitlines().index(line)
+            stats = out.splitlines()[i + 1].split()
             return int(stats[3]), int(stats[6].rstrip(","))
-    raise AssertionError(f"no {kind} statistics:\n" + out)
+    raise AssertionError("no pfifo statistics:\n" + out)
 
 
-def against_cubic(cc, seconds=25, queue=None, limit=FIFO_PKTS, rtt_ms=RTT_MS):
+def against_cubic(cc, seconds=25):
     """@cc (port 5201, traced) and cubic (port 5202) start together and
-    run @seconds, through the FIFO (or @queue, topos.queue_tc()'s tuple,
-    of @limit packets, and @rtt_ms). Returns a dict: goodput of each
-    (bit/s), @cc's share, its retransmitted fraction and cubic's, the
-    queue's drops per packet sent, @cc's largest cwnd, and the chain (the
-    caller destroys it)."""
-    c = fifo_chain(queue, limit, rtt_ms)
+    run @seconds. Returns a dict: goodput of each (bit/s), @cc's share,
+    its retransmitted fraction and cubic's, the FIFO's drops per packet
+    sent, @cc's largest cwnd, and the chain (the caller destroys it)."""
+    c = fifo_chain()
     res = {}
 
     def go(who, name):
@@ -72,7 +64,7 @@ def against_cubic(cc, seconds=25, queue=None, limit=FIFO_PKTS, rtt_ms=RTT_MS):
             [t.join() for t in ts]
             probe.stop()
             evs = lab.data_flow(probe.events())
-        sent, dropped = fifo_stats(c, queue[0] if queue else "pfifo")
+        sent, dropped = fifo_stats(c)
     except Exception:
         c.destroy()
         raise

@@ -568,27 +568,6 @@ def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
         r["chain"].destroy()
 
 
-def test_marked_queue_is_no_path_step(spec, figure):
-    """Against cubic through RED + ECN (the dumbbell's gateway: 10 Mbit/s,
-    40 ms, marking between 5 and 15 of 50 packets): the bottleneck marks,
-    so no RTT jump is taken for a path step (qdelay.h): the queue that
-    dips and refills under RED, or cubic's packets arriving between two of
-    spec's samples, would otherwise raise spec's min RTT and with it the
-    BDP that bounds its ECN reductions (18-23 steps in the dumbbell bench's
-    90 s; with steps watched after the first mark this test counted 1-3)."""
-    import fifo
-    r = fifo.against_cubic("spec", seconds=45, queue=("red", 5, 15, 0.1), limit=50,
-                           rtt_ms=40)
-    try:
-        n = counters(r["chain"])
-        figure("spec share vs cubic", round(r["share"], 3))
-        figure("spec ECN reductions / path steps", f"{n['ece_reductions']}/{n['path_steps']}")
-        assert n["ece_reductions"] > 0, f"the gateway never marked spec: {n}"
-        assert n["path_steps"] == 0, f"a marked queue taken for a path step: {n}"
-    finally:
-        r["chain"].destroy()
-
-
 def low_rtt_level(chain, deadline, within_ms):
     """Wait until the data connection's smoothed RTT is within @within_ms
     of its minimum (`ss -ti`), or until @deadline; (rtt, minrtt) last read.

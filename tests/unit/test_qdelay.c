@@ -338,7 +338,7 @@ static void samples(struct qd_state *s, const struct qd_params *p,
 		u32 rtt = from + (u32)((u64)(to - from) * i /
 				       (n > 1 ? n - 1 : 1));
 
-		qd_step_sample(s, p, rtt, true, false);
+		qd_step_sample(s, p, rtt, true);
 		qd_rtt_sample(s, p, *t_us, rtt);
 	}
 }
@@ -358,7 +358,7 @@ static unsigned int round_at(struct qd_state *s, const struct qd_params *p,
  * 60 ms moves the minimum to 60 ms after a whole round at the new level;
  * a delayed ACK, a queue that builds sample by sample, a jump on top of a
  * standing queue, a jump that falls back and a jump in the first slow
- * start do not move it; nor does any jump once the bottleneck has marked.
+ * start do not move it.
  */
 static void test_path_step(void)
 {
@@ -501,23 +501,23 @@ static void test_path_step(void)
 	 * the first slow start too
 	 */
 	qd_init(&s);
-	qd_step_sample(&s, &P, 25000, false, false);
+	qd_step_sample(&s, &P, 25000, false);
 	qd_rtt_sample(&s, &P, 0, 25000);
-	qd_step_sample(&s, &P, 60000, false, false);
+	qd_step_sample(&s, &P, 60000, false);
 	CHECK(!s.step_chk, "first slow start: candidate %u", s.step_chk);
-	qd_step_sample(&s, &P, 25000, true, false);
-	qd_step_sample(&s, &P, 60000, false, false);
+	qd_step_sample(&s, &P, 25000, true);
+	qd_step_sample(&s, &P, 60000, false);
 	CHECK(s.step_chk, "a later slow start: a candidate");
 	qd_init(&s);
-	qd_step_sample(&s, &P, 25000, false, false);
+	qd_step_sample(&s, &P, 25000, false);
 	qd_rtt_sample(&s, &P, 0, 25000);
 	qd_loss_verdict(&s, &P);
-	qd_step_sample(&s, &P, 60000, false, false);
+	qd_step_sample(&s, &P, 60000, false);
 	CHECK(s.step_chk, "after a loss: a candidate");
 
 	/* an RTT beyond 8.4 s (the level's range) saturates, no wrap */
 	qd_init(&s);
-	qd_step_sample(&s, &P, 9000000, true, false);
+	qd_step_sample(&s, &P, 9000000, true);
 	CHECK(s.step_last == 0xffff, "level %u", s.step_last);
 	/* ... and a saturated level sees no step: min 9 s (threshold
 	 * 2.25 s), then 1 s of queue is not a move of the path
@@ -567,39 +567,6 @@ static void test_path_step(void)
 	      s.min_rtt_us);
 	CHECK(round_at(&s, &P, &t, &del, 60000, 10) == QD_ACK_STEP &&
 	      s.min_rtt_us == 60000, "then the step, min %u", s.min_rtt_us);
-
-	/* once the bottleneck has marked: the handover above is no
-	 * candidate, and a candidate under way when the first mark comes is
-	 * dropped; the minimum stays where it was (a marked queue that
-	 * refills at once looks the same)
-	 */
-	qd_init(&s);
-	t = del = 0;
-	qd_ack(&s, &P, 0, 0, 10);
-	round_at(&s, &P, &t, &del, 25000, 10);
-	qd_step_sample(&s, &P, 25000, true, true);
-	qd_step_sample(&s, &P, 60000, true, true);
-	CHECK(!s.step_chk, "marked: candidate %u", s.step_chk);
-	samples(&s, &P, &t, 25000, 25000, 4);
-	samples(&s, &P, &t, 60000, 60000, 2);
-	CHECK(s.step_chk, "a candidate before the mark");
-	qd_step_sample(&s, &P, 60000, true, true);
-	CHECK(!s.step_chk, "the first mark drops it");
-	ev = 0;
-	for (i = 0; i < 3; i++) {
-		u32 j;
-
-		for (j = 0; j < 10; j++, t += 10) {
-			qd_step_sample(&s, &P, 60000, true, true);
-			qd_rtt_sample(&s, &P, t, 60000);
-		}
-		del += 10;
-		ev |= qd_ack(&s, &P, del, 0, 10);
-	}
-	CHECK(!ev && s.min_rtt_us == 25000, "marked: %u, min %u", ev,
-	      s.min_rtt_us);
-	CHECK(qd_delay_us(&s) == 35000, "35 ms read as queue: %u",
-	      qd_delay_us(&s));
 }
 
 int main(void)

@@ -21,8 +21,7 @@
  *               nearly every overflow loss became corruption
  *               (docs/algorithms.md, "A long window for the minimum").
  *               A path whose RTT steps up (a LEO satellite's next hop, a
- *               route change) moves the minimum with it (below),
- *               until the bottleneck marks.
+ *               route change) moves the minimum with it (below).
  *   rtt         the least RTT sample of the last complete round (Vegas'
  *               per-RTT minimum: one delayed ACK does not make a queue)
  *   qdelay      rtt - min_rtt, the queueing delay this flow sees
@@ -245,30 +244,21 @@ static inline u16 qd_step_level(u32 rtt_us)
  * last sample or the last round's least, whichever is lower (our own queue
  * at a handover is mostly under it, and its least sample of a round is
  * under it even when a burst puts the last sample over; a competitor's
- * standing queue is not). Not in the first slow start, which ends at the
- * first sample out of slow start (@steady) or the first loss event: it
- * sends in flights with gaps between them, and a competitor starting with
- * it can fill its queue by a whole flight between two samples. (The slow
- * start after a timeout is watched: a LEO handover comes with a loss burst,
- * and the timeout it causes is where the step shows.) Not once the
- * bottleneck has marked on the connection (@marked): a marking bottleneck
- * reports its queue itself, and the queue it keeps near its target is what
- * a step would swallow. Behind RED, a queue that dips and refills, or a
- * competitor's flight arriving between two of our samples, jumps by half a
- * threshold and stands for a round; taken as steps (18-23 in 90 s for one
- * spec flow against one CUBIC flow behind RED + ECN at 10 Mbit/s, 40 ms),
- * they raised the minimum, and with it the path's BDP that bounds an ECN
- * reduction (qd_ece_floor(), spec_ece_reduces()), on no evidence but a
- * queue. A step missed there leaves the BDP estimate low, where an ECN
- * reduction is the plain one. The jump is measured from the top of the
- * level's 128 us unit, so that its rounding never makes a flat RTT a jump;
- * no step is seen from a level of 0 (no sample yet, or under 128 us) or
- * from a saturated one (8.4 s and more: the level no longer says where the
- * RTT was).
+ * standing queue is not). Not
+ * in the first slow start, which ends at the first sample out of slow
+ * start (@steady) or the first loss event: it sends in flights with gaps
+ * between them, and a competitor starting with it can fill its queue by a
+ * whole flight between two samples. (The slow start after a timeout is
+ * watched: a LEO handover comes with a loss burst, and the timeout it
+ * causes is where the step shows.) The jump is measured from the top of
+ * the level's 128 us unit, so that its rounding never makes a flat RTT a
+ * jump; no step is seen from a level of 0 (no sample yet, or under
+ * 128 us) or from a saturated one (8.4 s and more: the level no longer
+ * says where the RTT was).
  */
 static inline void qd_step_sample(struct qd_state *s,
 				  const struct qd_params *p, u32 rtt_us,
-				  bool steady, bool marked)
+				  bool steady)
 {
 	u32 last = (u32)s->step_last << QD_STEP_SHIFT;
 	u32 top = last + (1U << QD_STEP_SHIFT) - 1;	/* its unit's top */
@@ -278,7 +268,7 @@ static inline void qd_step_sample(struct qd_state *s,
 		return;
 	if (steady)
 		s->settled = 1;
-	if (!s->settled || marked) {
+	if (!s->settled) {
 		s->step_chk = 0;
 	} else if (s->step_chk) {
 		if (rtt_us >= last + (qd_thresh_us(s, p) >> 2))
