@@ -176,7 +176,7 @@ def main(kernels, build=None, out=None):
         else:
             commits = list(dict.fromkeys(r["meta"]["commit"] for r in runs))
             at = (f"at commit {commits[0]}" if len(commits) == 1 else
-                  f"of one code at commits {', '.join(commits)} (they differ only in docs)")
+                  f"of one code at commits {', '.join(commits)} (they differ only outside the code: NOT_CODE)")
             lines += [f"Merged from {len(runs)} runs {at}; "
                       "each test's verdict and figures are from its latest run:", ""]
             for r in runs:
