@@ -17,6 +17,7 @@ import math
 import os
 import re
 import shlex
+import statistics
 import struct
 import subprocess
 import threading
@@ -674,7 +675,13 @@ def test_gso_packets_meet_red_as_segments(redopt, figure):
     wire, as the model does, so it segments them on enqueue. Every sample
     of the queue then holds at most one wire packet (MTU + Ethernet header)
     per counted packet; counted as one, an aggregate would hide most of the
-    queue from RED (at 2 segments per aggregate, 2 x 1066 bytes each)."""
+    queue from RED (at 2 segments per aggregate, 2 x 1066 bytes each).
+
+    A sample is not atomic: the core's dump (tc_fill_qdisc()) reads qlen
+    first and the byte backlog later, without the qdisc lock, so a packet
+    enqueued in between shows as bytes without its count (one sample of a
+    6.12 run held 1279 bytes a packet). The median sample is judged: an
+    unsegmented aggregate is in most samples, that race in few."""
     model = f"bandwidth {BW} rtt {RTT_MS}ms flows 2 ssthresh 15 min 5 probability 0.1 avpkt {S} ecn"
     c = bottleneck_chain(f"redopt {model}")
     try:
@@ -686,11 +693,13 @@ def test_gso_packets_meet_red_as_segments(redopt, figure):
         c.destroy()
     per = [b / n for n, b in smp if n]
     figure("redopt with offloads: goodput Mbit/s", round(good / 1e6, 3))
+    figure("redopt with offloads: median bytes per queued packet",
+           round(statistics.median(per)) if per else 0)
     figure("redopt with offloads: most bytes per queued packet", round(max(per or [0])))
     figure("redopt with offloads: marked/early/forced/overflow",
            f"{o['marked']}/{o['early']}/{o['forced']}/{o['overflow']}")
     assert len(per) >= 5, smp      # a queue was there to weigh
-    assert max(per) <= S + 14, (max(per), smp)
+    assert statistics.median(per) <= S + 14, (statistics.median(per), smp)
     assert o["marked"] > 0, o
     assert good >= 0.5 * 1.5e6, good
 
