@@ -126,8 +126,14 @@ def test_a_modified_tree_stands_alone(tmp_path):
     stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": "boom"}, {})
     stress_run(kdir, "20260103T000000Z", "abc1234 (modified)", {"test_b": None}, {})
     rc, text = write_report(tmp_path)
-    assert "Run at commit abc1234 (modified)." in text
+    assert "Run at commit abc1234 (modified): the whole suite." in text
     assert "test_a" not in text
+    # a part names its selection
+    stress_run(kdir, "20260104T000000Z", "def5678", {"test_b": None}, {},
+               select="(test_b) or test_zz_memory")
+    rc, text = write_report(tmp_path)
+    assert "Run at commit def5678: `(test_b) or test_zz_memory`." in text
+    assert not report.same_code({"commit": "abc1234"}, {"commit": "abc1234 (modified)"}, run)
 
 
 def test_run_helpers_of_the_stress_suite(tmp_path):

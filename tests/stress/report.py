@@ -83,27 +83,32 @@ def stress_runs(kdir, run):
             if os.path.isdir(d)]
     if not runs:
         return [load_stress_run(kdir, run)]
-    last = runs[-1]["meta"].get("commit", "")
-    if "modified" in last or "unknown" in last:
+    if stands_alone(runs[-1]["meta"]):
         return runs[-1:]
     return [r for r in runs if same_code(r["meta"], runs[-1]["meta"], run)]
+
+
+def stands_alone(meta):
+    """Whether a run merges with no other: its tree was modified, or its
+    commit is not known."""
+    commit = meta.get("commit", "")
+    return "modified" in commit or "unknown" in commit
 
 
 def code_of(meta, run):
     """A run's code identity: tests/run.py's tree_code() of its commit
     (so that runs recorded under an older definition compare alike), the
     identity it recorded when git no longer has the commit, else None."""
-    commit = meta.get("commit", "")
-    if "modified" in commit or "unknown" in commit:
+    if stands_alone(meta):
         return None
-    return run.tree_code(commit) or meta.get("code") or None
+    return run.tree_code(meta["commit"]) or meta.get("code") or None
 
 
 def same_code(a, b, run):
     """Whether run metas @a and @b measured the same code: the same code
     identity (commits that differ only in docs, man pages or host tests),
     or, where none can be had, the same commit."""
-    if "modified" in a.get("commit", ""):
+    if stands_alone(a) or stands_alone(b):
         return False
     ca, cb = code_of(a, run), code_of(b, run)
     if ca and cb:
@@ -141,6 +146,12 @@ def merge_runs(runs):
     return [tc for tc, _ in cases.values()], figs, reports, earlier
 
 
+def selection(meta):
+    """The tests a run selected, in words."""
+    sel = meta.get("select")
+    return f"`{sel}`" if sel else "the whole suite"
+
+
 def scale_words(meta):
     """How a run was scaled, in words ("" at the documented counts)."""
     scale = meta.get("scale", 1)
@@ -172,7 +183,8 @@ def main(kernels, build=None, out=None):
         if len(runs) == 1:
             meta = runs[0]["meta"]
             how = scale_words(meta)
-            lines += [f"Run at commit {meta['commit']}" + (f", {how}" if how else "") + ".", ""]
+            lines += [f"Run at commit {meta['commit']}: {selection(meta)}" +
+                      (f", {how}" if how else "") + ".", ""]
         else:
             commits = list(dict.fromkeys(r["meta"]["commit"] for r in runs))
             at = (f"at commit {commits[0]}" if len(commits) == 1 else
@@ -181,12 +193,11 @@ def main(kernels, build=None, out=None):
                       "each test's verdict and figures are from its latest run:", ""]
             for r in runs:
                 m = r["meta"]
-                sel = m.get("select") or "the whole suite"
                 n = run.junit_counts(r["cases"])
                 res = f"{n[0]} passed, {n[1]} failed" if n else "no results"
                 how = scale_words(m)
                 lines.append(f"* {m.get('started', os.path.basename(r['dir']))}: "
-                             f"`{sel}`{', ' + how if how else ''}: {res}.")
+                             f"{selection(m)}{', ' + how if how else ''}: {res}.")
             lines.append("")
         if ch is None:
             lines.append("Checkers: unknown (no /boot/config of this kernel).")
