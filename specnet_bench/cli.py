@@ -1248,7 +1248,8 @@ def main(argv=None):
         commit = lab.git_commit()
         if meta.get("commit", commit) != commit:
             # its records measured other code: never mixed with this run's
-            kept = os.path.join(out, f"results.{meta['commit']}.json")
+            kept = os.path.join(out, f"results.{meta['commit'].replace(' (modified)', '-modified')}"
+                                     ".json")
             os.replace(prev, kept)
             print(f"specnet-bench: {out} holds a run at commit {meta['commit']}, the tree is "
                   f"at {commit}: starting over (that run kept as {kept})")

@@ -528,14 +528,23 @@ def retransmits(report):
     return report["end"]["sum_sent"].get("retransmits", 0)
 
 
-def git_commit():
-    """Short commit of the tree, for results records ("unknown" outside git)."""
+def git_commit(top=TOP):
+    """Short commit of the tree at @top, for results records, with
+    " (modified)" when its tracked files differ from that commit outside
+    the results (docs/results/, results/): a run of a modified tree did not
+    measure the commit. "unknown" outside git."""
     try:
-        r = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
+        r = subprocess.run(["git", "-C", top, "rev-parse", "--short", "HEAD"],
                            capture_output=True, text=True)
+        d = subprocess.run(["git", "-C", top, "diff", "--quiet", "HEAD", "--", ".",
+                            ":(exclude)docs/results", ":(exclude)results"],
+                           capture_output=True)
     except OSError:
         return "unknown"
-    return r.stdout.strip() or "unknown"
+    head = r.stdout.strip()
+    if not head:
+        return "unknown"
+    return head + (" (modified)" if d.returncode else "")
 
 
 # ---- ss -ti ------------------------------------------------------------------

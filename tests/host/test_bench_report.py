@@ -605,3 +605,26 @@ def test_flow_record_fields_are_the_schema_records():
     del j["ceiling_bps"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(j, item)
+
+
+def test_git_commit_says_when_the_tree_was_modified(tmp_path):
+    """A results record names the commit it measured, and says so when the
+    tree differed from it (outside the results)."""
+    import subprocess
+    from specnet_bench import specnet_lab as lab
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+    git("init", "-q")
+    (tmp_path / "a.c").write_text("1\n")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "r.json").write_text("{}\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    head = lab.git_commit(str(tmp_path))
+    assert len(head) >= 7 and " " not in head, head
+    (tmp_path / "results" / "r.json").write_text("{\"a\": 1}\n")
+    assert lab.git_commit(str(tmp_path)) == head, "results are not the code"
+    (tmp_path / "a.c").write_text("2\n")
+    assert lab.git_commit(str(tmp_path)) == head + " (modified)"
+    assert lab.git_commit(str(tmp_path / "nowhere")) == "unknown"
