@@ -77,7 +77,13 @@ void fuzz_fail(const char *fmt, ...)
 
 #define LIVE_MAX	1024
 
-static jmp_buf *exit_jmp;	/* set: inside fuzz_call() */
+/*
+ * Per thread: the hooks see every thread's allocations, and libFuzzer runs
+ * a thread of its own (the -rss_limit_mb watcher) beside the inputs. A
+ * block another thread allocated while an input ran is that thread's to
+ * free; freeing it at the input's exit() was a double free later.
+ */
+static __thread jmp_buf *exit_jmp;	/* set: this thread is inside fuzz_call() */
 static int exit_status;
 static const volatile void *live[LIVE_MAX];	/* allocated inside fuzz_call() */
 static unsigned int n_live;

@@ -62,7 +62,8 @@ def test_harness_passes_its_corpus(harnesses, h):
         ran = re.findall(r"^Running: (.*)$", p.stderr, re.M)
         why = [ln for ln in p.stderr.splitlines()
                if re.search(r"SUMMARY:|contract broken|ERROR: libFuzzer", ln)]
+        report = p.stderr[p.stderr.find("==ERROR:"):][:4000] if "==ERROR:" in p.stderr else ""
         pytest.fail(f"{h} failed (exit {p.returncode}) on {ran[-1] if ran else '?'}: "
-                    f"{why[0] if why else p.stderr[-2000:]}")
+                    f"{why[0] if why else p.stderr[-2000:]}\n{report}")
     assert f"Running {len(files)} inputs 1 time(s) each" in p.stderr
     assert len(re.findall(r"^Executed ", p.stderr, re.M)) == len(files)
