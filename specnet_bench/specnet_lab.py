@@ -413,6 +413,8 @@ class TcpProbe:
 
     Each event is taken when the sender processes an incoming segment,
     before the ACK is applied: (t [s], snd_una, cwnd, ssthresh, srtt [us]).
+    t is CLOCK_MONOTONIC (the instance's trace_clock "mono"), the clock of
+    time.monotonic(): a test places what it did in the flow's timeline.
     """
 
     def __init__(self, dport=5201, name=None):
@@ -427,6 +429,8 @@ class TcpProbe:
         ev = f"{self.dir}/events/tcp/tcp_probe"
         with open(f"{self.dir}/buffer_size_kb", "w") as f:
             f.write("8192")
+        with open(f"{self.dir}/trace_clock", "w") as f:
+            f.write("mono")
         with open(f"{ev}/filter", "w") as f:
             f.write(f"dport == {self.dport}")
         with open(f"{ev}/enable", "w") as f:
