@@ -409,9 +409,11 @@ static void test_path_step(void)
 		      "round %u", i);
 	CHECK(s.min_rtt_us == 25000, "min %u", s.min_rtt_us);
 
-	/* a queue that builds 1 ms a sample, 25 -> 60 ms, then stands */
+	/* a queue that builds 1 ms a sample, 25 -> 60 ms, then stands long
+	 * enough to be in the floor of the rounds (7 rounds; 32 here)
+	 */
 	samples(&s, &P, &t, 25000, 60000, 36);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 2U << QD_FLOOR_SHIFT; i++)
 		round_at(&s, &P, &t, &del, 60000, 10);
 	CHECK(s.min_rtt_us == 25000, "queue read as a step: %u", s.min_rtt_us);
 	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "35 ms of queue");
@@ -425,7 +427,8 @@ static void test_path_step(void)
 	CHECK(s.min_rtt_us == 25000, "min %u", s.min_rtt_us);
 
 	/* our own queue of 10 ms (under twice the threshold) at a handover:
-	 * the minimum moves by the level's gain, 50 - 35 = 15 ms
+	 * the minimum moves by the gain on the floor of the rounds before,
+	 * 50 - 25 = 25 ms (the step drained that queue)
 	 */
 	qd_init(&s);
 	t = del = 0;
@@ -439,13 +442,14 @@ static void test_path_step(void)
 	qd_ack(&s, &P, del, 0, 10);
 	CHECK(round_at(&s, &P, &t, &del, 50000, 10) == QD_ACK_STEP,
 	      "step over our queue");
-	CHECK(s.min_rtt_us >= 40000 && s.min_rtt_us < 40000 + 128,
-	      "min %u (the level in 128 us units)", s.min_rtt_us);
+	CHECK(s.min_rtt_us == 50000, "min %u", s.min_rtt_us);
+	CHECK(qd_delay_us(&s) == 0 && qd_loss_verdict(&s, &P) == QD_QUIET,
+	      "queue %u after the step", qd_delay_us(&s));
 
 	/* our own queue swinging 5-15 ms: the last sample before the
 	 * handover (40 ms) is over twice the threshold, the round's least
-	 * (30 ms) is not; the minimum moves by the jump from that last
-	 * sample, 75 - 40 = 35 ms
+	 * (30 ms) is not; the minimum moves by the gain on the floor of
+	 * the rounds, which trails their 30 ms at 25.768 ms: to 74.232 ms
 	 */
 	qd_init(&s);
 	t = del = 0;
@@ -466,8 +470,41 @@ static void test_path_step(void)
 	qd_ack(&s, &P, del, 0, 10);
 	CHECK(round_at(&s, &P, &t, &del, 75000, 10) == QD_ACK_STEP,
 	      "step over our swinging queue");
-	CHECK(s.min_rtt_us >= 60000 && s.min_rtt_us < 60000 + 128,
-	      "min %u", s.min_rtt_us);
+	CHECK(s.min_rtt_us == 74232, "min %u", s.min_rtt_us);
+
+	/* a window that grows after a cut: our queue's trough 1 ms, then
+	 * 20 rounds rising to 13 ms, the last round's least and the last
+	 * sample over twice the threshold (12.5 ms) when the path steps to
+	 * 61 ms. The floor of the rounds (7.04 ms of queue: it trails the
+	 * rise) finds the step and measures it: the minimum moves to
+	 * 25 + 61 - 32.04 = 53.96 ms, and the 7.04 ms of queue left are under
+	 * the new threshold (13.49 ms). (From the level, no candidate: the
+	 * minimum stayed at 25 ms, 36 ms of "queue", each loss a cut.)
+	 */
+	qd_init(&s);
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 25000, 10);
+	for (i = 0; i < 2U << QD_FLOOR_SHIFT; i++)
+		round_at(&s, &P, &t, &del, 26000, 10);
+	for (i = 0; i < 20; i++)
+		round_at(&s, &P, &t, &del, 26000 + 600 * (i + 1), 10);
+	samples(&s, &P, &t, 38000, 38500, 4);
+	CHECK(s.rtt_us == 38000 && s.min_rtt_us == 25000, "round %u, min %u",
+	      s.rtt_us, s.min_rtt_us);
+	samples(&s, &P, &t, 61000, 61000, 5);
+	CHECK(s.step_chk, "candidate from the floor under our swinging queue");
+	del += 10;
+	qd_ack(&s, &P, del, 0, 10);
+	CHECK(round_at(&s, &P, &t, &del, 61000, 10) == QD_ACK_STEP,
+	      "step over our growing queue");
+	CHECK(s.min_rtt_us == 53960, "min %u", s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "a loss after it: %d",
+	      qd_loss_verdict(&s, &P));
+	/* the new path's floor: a queue that builds on it is a queue */
+	for (i = 0; i < 4; i++)
+		round_at(&s, &P, &t, &del, 61000 + 4000 * (i + 1), 10);
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "16 ms over the new path");
 
 	/* a jump that falls back in the round after it (a burst that drains) */
 	qd_init(&s);

@@ -64,10 +64,12 @@
  * a packet or two; a longer path (a LEO handover, a route change) makes
  * the RTT jump from one sample to the next and stay there. A jump of at
  * least half the threshold from a level without a long standing queue
- * (below min_rtt + 2 thresh) is a candidate step; if no sample falls back
- * below half of it until a whole round after it has ended, the minimum
- * moves up by what that round's least sample gained on the level before
- * the jump (qd_step_confirm()). A queue of a competitor keeps the minimum
+ * (it, or the floor of the recent rounds, below min_rtt + 2 thresh) is a
+ * candidate step; if no sample falls back below half of it until a whole
+ * round after it has ended, the minimum moves up by what that round's
+ * least sample gained on the floor of the rounds before the jump
+ * (qd_floor_us(), qd_step_confirm()): the step drained the flow's own
+ * queue. A queue of a competitor keeps the minimum
  * where it was: it stands (CUBIC's, through a FIFO of more than a BDP, far
  * above twice the threshold) before anything jumps, and it grows by
  * ACK-clocked packets, not by half a threshold at once. Without this,
@@ -101,6 +103,9 @@
 #define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
 #define QD_STEP_SHIFT		7	/* step_last: units of 128 us */
 #define QD_STEP_ROUNDS		2	/* round ends from a jump to its check */
+#define QD_FLOOR_SHIFT		4	/* the floor rises by 1/16 of the gap */
+#define QD_FLOOR_NONE		0xfffU	/* floor_q: no floor */
+#define QD_STEP_MAX		0xffffU	/* step_last's and the floor's top */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
 #define QD_LOSS_US_MIN		100
@@ -147,7 +152,10 @@ struct qd_state {
 	u32 rnd_end;		/* delivered count that ends the round */
 	u32 brk_delivered;	/* delivered count at the interval's start */
 	u32 brk_lost;		/* lost count at the interval's start */
-	u32 base_ppm;		/* baseline loss fraction (corruption) */
+	u32 base_ppm:20,	/* baseline loss fraction (corruption), ppm */
+	    floor_q:12;		/* the recent rounds' floor over min_rtt_us,
+				 * 2^QD_STEP_SHIFT us units, QD_FLOOR_NONE
+				 */
 	u32 rate_ns;		/* recent delivery time of a packet (EWMA) */
 	u16 step_last;		/* last RTT sample, or the level before a
 				 * candidate step, 2^QD_STEP_SHIFT us units
@@ -199,6 +207,7 @@ static inline void qd_init(struct qd_state *s)
 		.rnd_rtt_us = QD_NONE,
 		.rtt_us = QD_NONE,
 		.rate_ns = QD_NONE,
+		.floor_q = QD_FLOOR_NONE,
 	};
 }
 
@@ -229,10 +238,52 @@ static inline u32 qd_rtt(const struct qd_state *s)
 /* An RTT in step_last's units, rounded down, saturated at its range
  * (QD_STEP_MAX: 8.4 s).
  */
-#define QD_STEP_MAX	0xffffU
 static inline u16 qd_step_level(u32 rtt_us)
 {
 	return (u16)min_t(u32, rtt_us >> QD_STEP_SHIFT, QD_STEP_MAX);
+}
+
+/*
+ * The floor of the recent rounds (us): where the rounds' least samples
+ * went down to, following a lower one at once and a higher one by 1/16
+ * of the gap a round. Where the flow's own queue swings (a window that
+ * grows and is cut), it stays near the trough of that swing, the level
+ * the queue drains to, for tens of rounds; a queue that stands is in it
+ * in a few (over twice the threshold in 7 rounds when 35 ms stand over a
+ * 25 ms path). Kept as the queue over the minimum it had (floor_q, 12
+ * bits, up to 524 ms), so it goes down with the minimum; QD_NONE before
+ * the first round with a minimum.
+ */
+static inline u32 qd_floor_us(const struct qd_state *s)
+{
+	if (s->floor_q == QD_FLOOR_NONE || s->min_rtt_us == QD_NONE)
+		return QD_NONE;
+	return (u32)min_t(u64, (u64)s->min_rtt_us +
+			       ((u32)s->floor_q << QD_STEP_SHIFT), QD_NONE - 1);
+}
+
+/* The queue @rtt_us holds over the minimum, in floor_q's units. */
+static inline u32 qd_floor_level(const struct qd_state *s, u32 rtt_us)
+{
+	if (rtt_us <= s->min_rtt_us)
+		return 0;
+	return min_t(u32, (rtt_us - s->min_rtt_us) >> QD_STEP_SHIFT,
+		     QD_FLOOR_NONE - 1);
+}
+
+/* A round's end with @rtt_us its least sample (not QD_NONE). */
+static inline void qd_floor_round(struct qd_state *s, u32 rtt_us)
+{
+	u32 q;
+
+	if (s->min_rtt_us == QD_NONE)
+		return;
+	q = qd_floor_level(s, rtt_us);
+	if (s->floor_q == QD_FLOOR_NONE || q <= s->floor_q)
+		s->floor_q = q;
+	else	/* a rise of at least one unit: 1/16 of 1 rounds to 0 */
+		s->floor_q += (q - s->floor_q + (1U << QD_FLOOR_SHIFT) - 1) >>
+			      QD_FLOOR_SHIFT;
 }
 
 /*
@@ -241,10 +292,11 @@ static inline u16 qd_step_level(u32 rtt_us)
  * every sample stays at least a quarter of the threshold above the level
  * before it; otherwise a jump of half the threshold from a level less than
  * twice the threshold above the minimum starts one, the level being the
- * last sample or the last round's least, whichever is lower (our own queue
- * at a handover is mostly under it, and its least sample of a round is
- * under it even when a burst puts the last sample over; a competitor's
- * standing queue is not). Not
+ * last sample, the last round's least or the floor of the recent rounds
+ * (qd_floor_us()), whichever is lowest (our own queue swings: at a
+ * handover it may stand over twice the threshold, but its trough of the
+ * last rounds is under it; a competitor's standing queue, there for more
+ * rounds than the floor holds, is not). Not
  * in the first slow start, which ends at the first sample out of slow
  * start (@steady) or the first loss event: it sends in flights with gaps
  * between them, and a competitor starting with it can fill its queue by a
@@ -281,7 +333,8 @@ static inline void qd_step_sample(struct qd_state *s,
 		 * a sample that rose by half of that, not for every ACK
 		 */
 		thresh = qd_thresh_us(s, p);
-		if (min_t(u32, last, qd_rtt(s)) < s->min_rtt_us + 2 * thresh &&
+		if (min_t(u32, min_t(u32, last, qd_rtt(s)), qd_floor_us(s)) <
+		    s->min_rtt_us + 2 * thresh &&
 		    rtt_us >= top + (thresh >> 1)) {
 			/* step_last keeps the level */
 			s->step_chk = QD_STEP_ROUNDS;
@@ -301,8 +354,10 @@ static inline void qd_rtt_sample(struct qd_state *s, const struct qd_params *p,
 	if (!rtt_us)
 		return;
 	if (rtt_us <= s->min_rtt_us || expired) {
-		if (expired)	/* the delivery rate starts over too */
+		if (expired) {	/* the delivery rate and floor start over */
 			s->pkt_ns = QD_NONE;
+			s->floor_q = QD_FLOOR_NONE;
+		}
 		s->min_rtt_us = rtt_us;
 		s->min_stamp_us = now_us;
 	}
@@ -344,21 +399,30 @@ static inline u32 qd_delay_us(const struct qd_state *s)
  * A candidate step's check, at the end of the first whole round with RTT
  * samples after the jump: every sample since has stayed above the level
  * before it, and the minimum moves up by what the round's least sample
- * gained on that level (never above the round's least sample). Returns
- * true when it moved.
+ * gained on the floor of the rounds before (qd_floor_us(), or that level
+ * if lower), never above the round's least sample. A step drains the
+ * flow's own queue (no ACK comes for as long as the path grew, and the
+ * bottleneck sends on), so the round after it is at least as free of
+ * that queue as the floor was; measured from the level alone, the queue
+ * the level held was left in the estimate as a standing queue, and a
+ * window swinging over twice the threshold at the step had each loss cut
+ * it for the minimum's whole window. Returns true when it moved.
  */
 static inline bool qd_step_confirm(struct qd_state *s)
 {
-	u32 last = (u32)s->step_last << QD_STEP_SHIFT, min;
+	u32 last = (u32)s->step_last << QD_STEP_SHIFT, min, from;
 
 	if (s->rtt_us == QD_NONE || s->min_rtt_us == QD_NONE ||
 	    s->rtt_us <= last)
 		return false;
-	min = min_t(u32, s->min_rtt_us + (s->rtt_us - last), s->rtt_us);
+	from = max_t(u32, min_t(u32, last, qd_floor_us(s)), s->min_rtt_us);
+	min = min_t(u32, s->min_rtt_us + (s->rtt_us - from), s->rtt_us);
 	s->step_last = qd_step_level(s->rtt_us);
 	if (min <= s->min_rtt_us)
 		return false;
 	s->min_rtt_us = min;
+	/* the old path's floor says nothing of the new one */
+	s->floor_q = qd_floor_level(s, s->rtt_us);
 	return true;
 }
 
@@ -396,9 +460,12 @@ static inline unsigned int qd_ack(struct qd_state *s,
 	if (s->rnd_rtt_us != QD_NONE) {
 		s->rtt_us = s->rnd_rtt_us;
 		s->rnd_rtt_us = QD_NONE;
-		if (s->step_chk && !--s->step_chk && p->enable &&
-		    qd_step_confirm(s))
-			ret |= QD_ACK_STEP;
+		if (!s->step_chk)
+			qd_floor_round(s, s->rtt_us);
+		else if (!--s->step_chk && p->enable && qd_step_confirm(s))
+			ret |= QD_ACK_STEP;	/* (a candidate's rounds are
+						 * not the floor's)
+						 */
 	}
 	s->rnd_samples = 0;
 	s->rnd_end = delivered + max_t(u32, in_flight, 1);
