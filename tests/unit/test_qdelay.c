@@ -427,8 +427,9 @@ static void test_path_step(void)
 	CHECK(s.min_rtt_us == 25000, "min %u", s.min_rtt_us);
 
 	/* our own queue of 10 ms (under twice the threshold) at a handover:
-	 * the minimum moves by the gain on the floor of the rounds before,
-	 * 50 - 25 = 25 ms (the step drained that queue)
+	 * the minimum moves by the gain on the floor of the rounds before
+	 * (25 ms), but on no lower than the level less one threshold:
+	 * 50 - (34.944 - 6.25) = 21.306 ms, 3.7 ms of queue left
 	 */
 	qd_init(&s);
 	t = del = 0;
@@ -442,14 +443,15 @@ static void test_path_step(void)
 	qd_ack(&s, &P, del, 0, 10);
 	CHECK(round_at(&s, &P, &t, &del, 50000, 10) == QD_ACK_STEP,
 	      "step over our queue");
-	CHECK(s.min_rtt_us == 50000, "min %u", s.min_rtt_us);
-	CHECK(qd_delay_us(&s) == 0 && qd_loss_verdict(&s, &P) == QD_QUIET,
-	      "queue %u after the step", qd_delay_us(&s));
+	CHECK(s.min_rtt_us == 46306, "min %u", s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "queue %u after the step",
+	      qd_delay_us(&s));
 
 	/* our own queue swinging 5-15 ms: the last sample before the
 	 * handover (40 ms) is over twice the threshold, the round's least
-	 * (30 ms) is not; the minimum moves by the gain on the floor of
-	 * the rounds, which trails their 30 ms at 25.768 ms: to 74.232 ms
+	 * (30 ms) is not; the minimum moves by the gain on the level less
+	 * one threshold (33.686 ms: the floor, 25.768 ms, is lower), to
+	 * 66.314 ms, and the 8.7 ms of queue left are under the threshold
 	 */
 	qd_init(&s);
 	t = del = 0;
@@ -470,16 +472,17 @@ static void test_path_step(void)
 	qd_ack(&s, &P, del, 0, 10);
 	CHECK(round_at(&s, &P, &t, &del, 75000, 10) == QD_ACK_STEP,
 	      "step over our swinging queue");
-	CHECK(s.min_rtt_us == 74232, "min %u", s.min_rtt_us);
+	CHECK(s.min_rtt_us == 66314, "min %u", s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "a loss after it");
 
 	/* a window that grows after a cut: our queue's trough 1 ms, then
-	 * 20 rounds rising to 13 ms, the last round's least and the last
-	 * sample over twice the threshold (12.5 ms) when the path steps to
-	 * 61 ms. The floor of the rounds (7.04 ms of queue: it trails the
-	 * rise) finds the step and measures it: the minimum moves to
-	 * 25 + 61 - 32.04 = 53.96 ms, and the 7.04 ms of queue left are under
-	 * the new threshold (13.49 ms). (From the level, no candidate: the
-	 * minimum stayed at 25 ms, 36 ms of "queue", each loss a cut.)
+	 * 20 rounds rising to 12.2 ms, the last sample (37.76 ms) just over
+	 * twice the threshold and the last round's least (37.18 ms) just
+	 * under it when the path steps to 61 ms. From the level the minimum
+	 * moved to 48.33 ms, the 12.7 ms of queue left over the new threshold
+	 * (12.08 ms): every loss a cut. From the floor of the rounds (it
+	 * trails the rise at 31.656 ms, above the level less one threshold,
+	 * 31.51 ms): 25 + 61 - 31.656 = 54.344 ms, 6.7 ms of queue left.
 	 */
 	qd_init(&s);
 	t = del = 0;
@@ -488,17 +491,17 @@ static void test_path_step(void)
 	for (i = 0; i < 2U << QD_FLOOR_SHIFT; i++)
 		round_at(&s, &P, &t, &del, 26000, 10);
 	for (i = 0; i < 20; i++)
-		round_at(&s, &P, &t, &del, 26000 + 600 * (i + 1), 10);
-	samples(&s, &P, &t, 38000, 38500, 4);
-	CHECK(s.rtt_us == 38000 && s.min_rtt_us == 25000, "round %u, min %u",
+		round_at(&s, &P, &t, &del, 26000 + 559 * (i + 1), 10);
+	samples(&s, &P, &t, 37181, 37760, 4);
+	CHECK(s.rtt_us == 37180 && s.min_rtt_us == 25000, "round %u, min %u",
 	      s.rtt_us, s.min_rtt_us);
 	samples(&s, &P, &t, 61000, 61000, 5);
-	CHECK(s.step_chk, "candidate from the floor under our swinging queue");
+	CHECK(s.step_chk, "candidate over our growing queue");
 	del += 10;
 	qd_ack(&s, &P, del, 0, 10);
 	CHECK(round_at(&s, &P, &t, &del, 61000, 10) == QD_ACK_STEP,
 	      "step over our growing queue");
-	CHECK(s.min_rtt_us == 53960, "min %u", s.min_rtt_us);
+	CHECK(s.min_rtt_us == 54344, "min %u", s.min_rtt_us);
 	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "a loss after it: %d",
 	      qd_loss_verdict(&s, &P));
 	/* the new path's floor: a queue that builds on it is a queue */

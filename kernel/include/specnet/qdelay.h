@@ -64,12 +64,12 @@
  * a packet or two; a longer path (a LEO handover, a route change) makes
  * the RTT jump from one sample to the next and stay there. A jump of at
  * least half the threshold from a level without a long standing queue
- * (it, or the floor of the recent rounds, below min_rtt + 2 thresh) is a
- * candidate step; if no sample falls back below half of it until a whole
- * round after it has ended, the minimum moves up by what that round's
- * least sample gained on the floor of the rounds before the jump
- * (qd_floor_us(), qd_step_confirm()): the step drained the flow's own
- * queue. A queue of a competitor keeps the minimum
+ * (below min_rtt + 2 thresh) is a candidate step; if no sample falls back
+ * below half of it until a whole round after it has ended, the minimum
+ * moves up by what that round's least sample gained on the floor of the
+ * rounds before the jump, or on the level less one threshold if that is
+ * higher (qd_floor_us(), qd_step_confirm()): the step drained the flow's
+ * own queue. A queue of a competitor keeps the minimum
  * where it was: it stands (CUBIC's, through a FIFO of more than a BDP, far
  * above twice the threshold) before anything jumps, and it grows by
  * ACK-clocked packets, not by half a threshold at once. Without this,
@@ -292,11 +292,10 @@ static inline void qd_floor_round(struct qd_state *s, u32 rtt_us)
  * every sample stays at least a quarter of the threshold above the level
  * before it; otherwise a jump of half the threshold from a level less than
  * twice the threshold above the minimum starts one, the level being the
- * last sample, the last round's least or the floor of the recent rounds
- * (qd_floor_us()), whichever is lowest (our own queue swings: at a
- * handover it may stand over twice the threshold, but its trough of the
- * last rounds is under it; a competitor's standing queue, there for more
- * rounds than the floor holds, is not). Not
+ * last sample or the last round's least, whichever is lower (our own queue
+ * at a handover is mostly under it, and its least sample of a round is
+ * under it even when a burst puts the last sample over; a competitor's
+ * standing queue is not). Not
  * in the first slow start, which ends at the first sample out of slow
  * start (@steady) or the first loss event: it sends in flights with gaps
  * between them, and a competitor starting with it can fill its queue by a
@@ -333,8 +332,7 @@ static inline void qd_step_sample(struct qd_state *s,
 		 * a sample that rose by half of that, not for every ACK
 		 */
 		thresh = qd_thresh_us(s, p);
-		if (min_t(u32, min_t(u32, last, qd_rtt(s)), qd_floor_us(s)) <
-		    s->min_rtt_us + 2 * thresh &&
+		if (min_t(u32, last, qd_rtt(s)) < s->min_rtt_us + 2 * thresh &&
 		    rtt_us >= top + (thresh >> 1)) {
 			/* step_last keeps the level */
 			s->step_chk = QD_STEP_ROUNDS;
@@ -399,23 +397,31 @@ static inline u32 qd_delay_us(const struct qd_state *s)
  * A candidate step's check, at the end of the first whole round with RTT
  * samples after the jump: every sample since has stayed above the level
  * before it, and the minimum moves up by what the round's least sample
- * gained on the floor of the rounds before (qd_floor_us(), or that level
- * if lower), never above the round's least sample. A step drains the
- * flow's own queue (no ACK comes for as long as the path grew, and the
- * bottleneck sends on), so the round after it is at least as free of
- * that queue as the floor was; measured from the level alone, the queue
- * the level held was left in the estimate as a standing queue, and a
- * window swinging over twice the threshold at the step had each loss cut
- * it for the minimum's whole window. Returns true when it moved.
+ * gained on the floor of the rounds before (qd_floor_us()), never above
+ * that least sample. A step drains the flow's own queue (no ACK comes for
+ * as long as the path grew, and the bottleneck sends on), so the round
+ * after it is at least as free of that queue as the floor was. Measured
+ * from the level alone, the queue the level held (up to twice the
+ * threshold) was left in the estimate as a standing queue, over the new
+ * threshold, and every loss cut the window for the minimum's window. The
+ * gain is taken from no lower than the level less one threshold: a false
+ * candidate (a competitor's queue that grew on a jump) moves the minimum
+ * at most one threshold further than from the level, and the queue left
+ * by a true one is under the threshold. Returns true when it moved.
  */
-static inline bool qd_step_confirm(struct qd_state *s)
+static inline bool qd_step_confirm(struct qd_state *s,
+				   const struct qd_params *p)
 {
-	u32 last = (u32)s->step_last << QD_STEP_SHIFT, min, from;
+	u32 last = (u32)s->step_last << QD_STEP_SHIFT, min, from, thresh;
 
 	if (s->rtt_us == QD_NONE || s->min_rtt_us == QD_NONE ||
 	    s->rtt_us <= last)
 		return false;
-	from = max_t(u32, min_t(u32, last, qd_floor_us(s)), s->min_rtt_us);
+	thresh = qd_thresh_us(s, p);
+	from = min_t(u32, last, qd_floor_us(s));
+	if (last > thresh)
+		from = max_t(u32, from, last - thresh);
+	from = max_t(u32, from, s->min_rtt_us);
 	min = min_t(u32, s->min_rtt_us + (s->rtt_us - from), s->rtt_us);
 	s->step_last = qd_step_level(s->rtt_us);
 	if (min <= s->min_rtt_us)
@@ -462,7 +468,7 @@ static inline unsigned int qd_ack(struct qd_state *s,
 		s->rnd_rtt_us = QD_NONE;
 		if (!s->step_chk)
 			qd_floor_round(s, s->rtt_us);
-		else if (!--s->step_chk && p->enable && qd_step_confirm(s))
+		else if (!--s->step_chk && p->enable && qd_step_confirm(s, p))
 			ret |= QD_ACK_STEP;	/* (a candidate's rounds are
 						 * not the floor's)
 						 */
