@@ -309,13 +309,9 @@ def junit_slowest(cases, n=8):
 
 def tree_commit():
     """HEAD's short hash, with " (modified)" when the tree differs from it
-    in tracked files other than the published results (docs/results: a
-    report written by an earlier run does not change what runs)."""
-    head = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip() or "unknown"
-    dirty = subprocess.run(["git", "-C", TOP, "diff", "--quiet", "HEAD", "--", ".",
-                            ":(exclude)docs/results"]).returncode
-    return head + (" (modified)" if dirty else "")
+    outside the results: the bench records' own (specnet_lab.git_commit())."""
+    from specnet_bench import specnet_lab
+    return specnet_lab.git_commit(TOP)
 
 
 # paths that do not change what a guest runs or what it reports: a run

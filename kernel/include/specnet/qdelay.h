@@ -246,11 +246,11 @@ static inline u16 qd_step_level(u32 rtt_us)
 /*
  * The floor of the recent rounds (us): where the rounds' least samples
  * went down to, following a lower one at once and a higher one by 1/16
- * of the gap a round. Where the flow's own queue swings (a window that
- * grows and is cut), it stays near the trough of that swing, the level
- * the queue drains to, for tens of rounds; a queue that stands is in it
- * in a few (over twice the threshold in 7 rounds when 35 ms stand over a
- * 25 ms path). Kept as the queue over the minimum it had (floor_q, 12
+ * of the gap a round (a candidate step's rounds excepted). Where the
+ * flow's own queue swings (a window that grows and is cut), it stays near
+ * the trough of that swing, the level the queue drains to, for tens of
+ * rounds: what a step is measured from (qd_step_confirm()). Kept as the
+ * queue over the minimum it had (floor_q, 12
  * bits, up to 524 ms), so it goes down with the minimum; QD_NONE before
  * the first round with a minimum.
  */
