@@ -308,3 +308,62 @@ def test_kernel_log_part_fails_on_a_report(tmp_path):
     p.write_text(LOG_CLEAN)
     run.kernel_log_part("k", str(p), out)
     assert run.parts[-1][1:3] == (1, 0)
+
+
+# ---- what a guest that stopped early reported, and the closing list -----
+
+VM_LOG = """specnet-vm: command starts
+tests/integration/test_a.py::test_one PASSED [  1%]
+tests/integration/test_a.py::test_two[x-y's_case] FAILED [  2%]
+tests/integration/test_a.py::test_three SKIPPED (no module) [  3%]
+tests/integration/test_b.py::test_four PASSED [  4%]
+figure: test_b.py::test_four PASSED is not a verdict line
+vm: timeout after 3000s
+"""
+
+
+def test_progress_of_a_stopped_run():
+    p = run.pytest_progress(VM_LOG)
+    assert p == (2, 1, 1, ["tests/integration/test_a.py::test_two[x-y's_case]"],
+                 "tests/integration/test_b.py::test_four"), p
+    assert run.pytest_progress("vm: boot failed\n") == (0, 0, 0, [], "")
+
+
+def test_junit_failures_named_with_their_message(tmp_path):
+    cases = run.junit_cases(junit(tmp_path, [
+        "", '<failure message="AssertionError: share 0.72&#10;assert 0.72 &lt;= 0.6">x</failure>',
+        '<error message="">fixture broke</error>', "<skipped/>"]))
+    assert run.junit_failures(cases) == ["t::t1: AssertionError: share 0.72",
+                                         "t::t2: fixture broke"]
+    assert run.junit_failures(None) == []
+
+
+def test_timed_out_guest_counts_what_ended_and_fails(tmp_path, monkeypatch):
+    """A guest stopped at its deadline leaves no junit file: the tests its
+    log shows ended still count, the stop is one more failure, and the
+    closing list names the failed test, the stop and the last test."""
+    monkeypatch.setattr(run, "BUILD", str(tmp_path))
+    monkeypatch.setattr(run, "failures", [])
+    monkeypatch.setattr(run.vm, "run", lambda *a, **k: (255, VM_LOG))
+    out = run.vm_suite("k1", "")
+    name, passed, failed, skipped = run.parts[-2][:4]     # the kernel log part is last
+    assert (name, passed, failed, skipped) == ("vm k1 (integration)", 2, 2, 1), run.parts[-2]
+    assert "vm timeout after 3000 s" in out
+    assert run.failures[0] == ("vm k1 (integration): "
+                               "tests/integration/test_a.py::test_two[x-y's_case]")
+    assert run.failures[1].startswith("vm k1 (integration): vm timeout after 3000 s, 4 test(s) "
+                                      "ended before it, the last tests/integration/test_b.py::"
+                                      "test_four"), run.failures
+    assert run.failures[2].startswith("vm k1 (kernel log): kernel log not readable")
+
+
+def test_vm_deadline_holds_when_the_guest_is_silent(monkeypatch):
+    """The deadline kills a guest that prints nothing (and what it
+    started), instead of waiting for a line that never comes."""
+    import time
+    monkeypatch.setattr(run.vm, "vng_argv",
+                        lambda *a, **k: (["bash", "-c", "sleep 60 & sleep 60"], False))
+    t0 = time.monotonic()
+    rc, text = run.vm.run("k", "true", timeout=2, stream=False, retries=0, cpus=1)
+    assert time.monotonic() - t0 < 15, text
+    assert rc == 255 and "vm: timeout after 2s" in text, text

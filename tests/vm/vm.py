@@ -16,8 +16,10 @@ in the output) is retried once.
 import argparse
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -112,6 +114,14 @@ def console_tail(path, lines=80):
     return "".join(f"console: {line}\n" for line in tail)
 
 
+def kill_group(p):
+    """SIGKILL to the process group of @p (vng, QEMU, their children)."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def run(kernel, command, timeout=1800, cpus=None, memory="2G", stream=True,
         log=None, retries=1, console=None):
     """Run @command in a guest booted on @kernel. Returns (rc, output).
@@ -128,29 +138,46 @@ def run(kernel, command, timeout=1800, cpus=None, memory="2G", stream=True,
         argv, kvm = vng_argv(kernel, command, cpus, memory, console=bool(console))
         t0 = time.monotonic()
         out = []
+        p = None
+        expired = threading.Event()
         try:
             err = open(console, "w") if console else subprocess.STDOUT
+            # a session of its own, so that the deadline kills vng and the
+            # QEMU under it together (QEMU alone would keep the pipe open)
             p = subprocess.Popen(argv, stdout=subprocess.PIPE,
                                  stderr=err, text=True,
                                  stdin=subprocess.DEVNULL, errors="replace",
-                                 env=vng_env())
+                                 env=vng_env(), start_new_session=True)
             if console:
                 err.close()
-            deadline = t0 + timeout
-            for line in p.stdout:
-                out.append(line)
+            # the deadline holds when the guest prints nothing (a hung
+            # guest, a test waiting forever), not only between lines
+            timer = threading.Timer(timeout, lambda: (expired.set(), kill_group(p)))
+            timer.daemon = True
+            timer.start()
+            try:
+                for line in p.stdout:
+                    out.append(line)
+                    if stream:
+                        sys.stdout.write(line)
+                        sys.stdout.flush()
+                    if log:
+                        log.write(line)
+                p.wait()
+            finally:
+                timer.cancel()
+            if expired.is_set():
+                out.append(f"vm: timeout after {timeout}s\n")
                 if stream:
-                    sys.stdout.write(line)
-                    sys.stdout.flush()
+                    sys.stdout.write(out[-1])
                 if log:
-                    log.write(line)
-                if time.monotonic() > deadline:
-                    p.kill()
-                    out.append(f"vm: timeout after {timeout}s\n")
-                    break
-            p.wait()
+                    log.write(out[-1])
         except OSError as e:
             out.append(f"vm: cannot start vng: {e}\n")
+        finally:
+            if p is not None and p.poll() is None:    # interrupted: no guest left behind
+                kill_group(p)
+                p.wait()
         text = "".join(out)
         if START in text:
             rc = 255
