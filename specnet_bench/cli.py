@@ -231,6 +231,12 @@ def suite(name, seconds=None, reps=None):
     raise SystemExit(f"unknown suite '{name}' (tiny, demo, headline, red, full)")
 
 
+def kept_results_name(commit):
+    """The name a run's results.json is kept under when a run of other code
+    takes its place: results.<commit>.json, " (modified)" as "-modified"."""
+    return f"results.{commit.replace(' (modified)', '-modified')}.json"
+
+
 def case_key(c):
     return f"{c['scenario']}|{json.dumps(c['opts'], sort_keys=True)}|{c['value']}|{c['cc']}|{c['rep']}"
 
@@ -1248,8 +1254,7 @@ def main(argv=None):
         commit = lab.git_commit()
         if meta.get("commit", commit) != commit:
             # its records measured other code: never mixed with this run's
-            kept = os.path.join(out, f"results.{meta['commit'].replace(' (modified)', '-modified')}"
-                                     ".json")
+            kept = os.path.join(out, kept_results_name(meta["commit"]))
             os.replace(prev, kept)
             print(f"specnet-bench: {out} holds a run at commit {meta['commit']}, the tree is "
                   f"at {commit}: starting over (that run kept as {kept})")

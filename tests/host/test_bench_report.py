@@ -580,7 +580,7 @@ def test_module_parameters_recorded_and_a_resume_with_others_refused(tmp_path, m
     assert bench.main(argv) == 0
     with open(out / "results.json") as f:
         assert json.load(f)["meta"]["commit"] == "f00dcafe"
-    with open(out / f"results.{first}.json") as f:
+    with open(out / bench.kept_results_name(first)) as f:
         assert json.load(f)["meta"]["commit"] == first
 
 
