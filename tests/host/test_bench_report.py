@@ -403,7 +403,7 @@ def test_red_suite_the_models_cases_beside_classic_red():
         t.chain_links(case="60ms")
 
 
-def test_headline_suite_three_reps_within_two_hours():
+def test_headline_suite_three_reps_within_two_and_a_half_hours():
     runs = bench.suite("headline")
     cases = bench.expand(runs)
     assert {c["rep"] for c in cases} == {1, 2, 3}
@@ -424,7 +424,9 @@ def test_headline_suite_three_reps_within_two_hours():
     t = bench.expected_seconds(bs)
     assert t == sum(b[0]["seconds"] + bench.BATCH_FIXED_S + len(b) *
                     bench.PATH_S.get(b[0]["scenario"], bench.PATH_S_DEFAULT) for b in bs)
-    assert 3600 <= t <= 2 * 3600, t
+    assert 3600 <= t <= 2.5 * 3600, t
+    # fifo-share's cases run one at a time (the guest's stalls)
+    assert all(len(b) == 1 for b in bs if b[0]["scenario"] == "fifo-share")
     line = bench.expected_line("headline", bs, len(cases), len(cases))
     assert f"expected run time {bench.fmt_dur(t)}" in line and "180 case(s)" in line
 
