@@ -114,12 +114,35 @@ def console_tail(path, lines=80):
     return "".join(f"console: {line}\n" for line in tail)
 
 
-def kill_group(p):
-    """SIGKILL to the process group of @p (vng, QEMU, their children)."""
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+def process_tree(pid):
+    """@pid and its descendants, from /proc (parents first)."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        out.append(p)
+        todo += kids.get(p, [])
+    return out
+
+
+def kill_tree(p):
+    """SIGKILL to @p and all it started (vng, QEMU, their children). They
+    stay in the caller's process group, so that a Ctrl-C at the terminal
+    still reaches the guest."""
+    for pid in process_tree(p.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def run(kernel, command, timeout=1800, cpus=None, memory="2G", stream=True,
@@ -142,17 +165,17 @@ def run(kernel, command, timeout=1800, cpus=None, memory="2G", stream=True,
         expired = threading.Event()
         try:
             err = open(console, "w") if console else subprocess.STDOUT
-            # a session of its own, so that the deadline kills vng and the
-            # QEMU under it together (QEMU alone would keep the pipe open)
             p = subprocess.Popen(argv, stdout=subprocess.PIPE,
                                  stderr=err, text=True,
                                  stdin=subprocess.DEVNULL, errors="replace",
-                                 env=vng_env(), start_new_session=True)
+                                 env=vng_env())
             if console:
                 err.close()
             # the deadline holds when the guest prints nothing (a hung
-            # guest, a test waiting forever), not only between lines
-            timer = threading.Timer(timeout, lambda: (expired.set(), kill_group(p)))
+            # guest, a test waiting forever), not only between lines; it
+            # kills vng and the QEMU under it together (QEMU alone would
+            # keep the pipe open)
+            timer = threading.Timer(timeout, lambda: (expired.set(), kill_tree(p)))
             timer.daemon = True
             timer.start()
             try:
@@ -176,7 +199,7 @@ def run(kernel, command, timeout=1800, cpus=None, memory="2G", stream=True,
             out.append(f"vm: cannot start vng: {e}\n")
         finally:
             if p is not None and p.poll() is None:    # interrupted: no guest left behind
-                kill_group(p)
+                kill_tree(p)
                 p.wait()
         text = "".join(out)
         if START in text:
