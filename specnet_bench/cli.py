@@ -81,8 +81,9 @@ SCENARIOS = {
                 side=True, log=False),
     # one case at a time: two 10 Mbit/s paths of two flows kept the 6.12
     # guest 87-95% busy, and its stalls (every ACK late at once) read as
-    # path steps to a delay-based sender, 6-65 a minute against 0-2 alone
-    # (docs/algorithms.md, "Path steps")
+    # path steps to a delay-based sender, 6-65 a minute; alone (43-70%
+    # busy) 0-2 in 8 runs of 9, 50 and 146 in one (docs/algorithms.md,
+    # "Path steps")
     "fifo-share": dict(topo="FifoTopo", param="bdp", unit="FIFO (BDPs; 0: fq_codel, no ECN)",
                        ecn=False, side=False, log=False),
 }
