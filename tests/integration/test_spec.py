@@ -15,6 +15,7 @@ congestion loss, no CE mark but the ones we inject.
 """
 import functools
 import shlex
+import subprocess
 import time
 
 from specnet_bench import specnet_lab as lab
@@ -601,7 +602,11 @@ def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
     (docs/algorithms.md, "Path steps"). The window is judged 4 to 15 s
     after the step, placed in the tcp_probe timeline (CLOCK_MONOTONIC):
     the wait for the level can overrun its 3 s by seconds under TCG, and a
-    window judged from a fixed time then saw mostly the old path."""
+    window judged from a fixed time then saw mostly the old path. The
+    change goes to a `tc -batch` started before the flow: a tc started
+    after the wait came up to seconds later, with the flow's queue grown
+    to 13-39 ms over the minimum, and the test failed on both guests in
+    one run."""
     import threading
     c = lab.bottleneck_chain("10mbit", 25, "parent 1:1 handle 10: netem loss 0.5% limit 100")
     try:
@@ -611,12 +616,21 @@ def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
         with lab.TcpProbe() as probe:
             t = threading.Thread(target=lambda: res.update(
                 r=lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "spec", 32)))
+            # tc reads the change from a pipe: started now, it makes the
+            # step within milliseconds of the level below, where a tc
+            # started then took up to seconds under TCG (the flow's queue
+            # grew meanwhile)
+            tc = subprocess.Popen(["ip", "netns", "exec", c.ns("rtr"), "tc", "-batch", "-"],
+                                  stdin=subprocess.PIPE, text=True)
             t.start()
             time.sleep(8)
             level = low_rtt_level(c, deadline=time.time() + 3, within_ms=8)
-            lab.sh(f"tc qdisc change dev {c.ifname('rtr', 'snd')} root netem delay 60ms "
-                   "limit 10000", ns=c.ns("rtr"))
+            tc.stdin.write(f"qdisc change dev {c.ifname('rtr', 'snd')} root netem delay 60ms "
+                           "limit 10000\n")
+            tc.stdin.flush()
             step = time.monotonic()
+            tc.stdin.close()
+            assert tc.wait(timeout=30) == 0, "tc -batch refused the step"
             t.join()
             probe.stop()
             evs = lab.data_flow(probe.events())
