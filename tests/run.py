@@ -145,13 +145,14 @@ def host_unit():
         p = subprocess.run(cc, shell=True, capture_output=True, text=True)
         if p.returncode:
             print(f"{name}: compile failed\n{p.stderr}")
-            failures.append(f"host unit (C): {name}: compile failed")
+            failures.append(f"host unit (C, shared headers): {name}: compile failed")
             failed += 1
             continue
         p = subprocess.run([exe], capture_output=True, text=True)
         c = c_verdict(name, p.returncode, p.stdout)
         if c[1]:
-            failures.append(f"host unit (C): {name}: " + (c[4] or f"{c[1]} case(s) failed"))
+            failures.append(f"host unit (C, shared headers): {name}: "
+                            + (c[4] or f"{c[1]} case(s) failed"))
         if c[4]:
             print(f"{name}: {c[4]}\n{p.stdout[-4000:]}{p.stderr[-4000:]}")
         elif c[1]:
@@ -178,9 +179,7 @@ def host_unit():
         elif c[1]:
             print(p.stdout[-8000:])
         name = "host unit (Python tools)"
-        failures.extend(f"{name}: {f}" for f in junit_failures(cases))
-        if c[4]:
-            failures.append(f"{name}: {c[4]}")
+        note_failures(name, cases, c[4])
         part(name, *c[:3], secs=time.monotonic() - t0, xfailed=c[3], note=c[4])
 
 
@@ -311,6 +310,14 @@ def junit_failures(cases):
     return out
 
 
+def note_failures(name, cases, why):
+    """Adds the failures of part @name to the closing list: its failed
+    tests (junit @cases) and @why, what failed the run as a whole."""
+    failures.extend(f"{name}: {f}" for f in junit_failures(cases))
+    if why:
+        failures.append(f"{name}: {why}")
+
+
 # a test's verdict line in pytest -v output: "path::name PASSED [ 12%]"
 PROGRESS_LINE = re.compile(r"^(\S+\.py::.+?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b", re.M)
 
@@ -433,13 +440,12 @@ def vm_suite(kernel, select, suite="integration"):
         failures.append(f"{name}: {why}, {passed + nfailed + skipped} test(s) ended before it"
                         + (f", the last {last}" if last else ""))
         note = f"no junit results ({why}; counted from the log); " + note
-    elif c[4]:
-        out.append(text[-12000:])
-        failures.append(f"{name}: {c[4]}")
-        note = f"{c[4]}; " + note
-    elif c[1]:
-        out.append(text[-12000:])
-    failures.extend(f"{name}: {f}" for f in junit_failures(cases))
+    else:
+        if c[1]:
+            out.append(text[-12000:])
+        if c[4]:
+            note = f"{c[4]}; " + note
+        note_failures(name, cases, c[4])
     part(name, *c[:3], secs=time.monotonic() - t0, note=note, xfailed=c[3], out=out)
     kernel_log_part(kernel, dmesg, out)
     slow = junit_slowest(cases)
@@ -498,12 +504,11 @@ def main():
         else:
             for k in kernels:
                 part(f"vm {k} ({a.suite})", 0, 1, note="not run: build failed")
-                failures.append(f"vm {k} ({a.suite}): not run: build failed")
     passed = sum(p[1] for p in parts)
     failed = sum(p[2] for p in parts)
     skipped = sum(p[3] for p in parts)
     for p in parts:     # a failed part that named no test (the build, the checks)
-        if p[2] and not any(f.startswith(p[0].split(" (")[0]) for f in failures):
+        if p[2] and not any(f.startswith(p[0] + ":") for f in failures):
             failures.append(f"{p[0]}: {p[2]} failed{' (' + p[5] + ')' if p[5] else ''}")
     if failures:
         # last, where a log's tail shows them
