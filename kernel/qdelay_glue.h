@@ -46,10 +46,10 @@ MODULE_PARM_DESC(qd_enable,
 		 "before the first ECN-Echo, a loss with a standing queue is congestion; a loss rate far above corruption's trips a breaker (0..1, default 1)");
 module_param_cb(qd_loss_us, &specnet_qd_ops, &specnet_qd.loss_us, 0644);
 MODULE_PARM_DESC(qd_loss_us,
-		 "least queueing delay that makes a loss congestion, us (100..1000000, default 5000)");
+		 "least queueing delay that makes a loss congestion (where the flow's queue drained under it lately), us (100..1000000, default 5000)");
 module_param_cb(qd_loss_pct, &specnet_qd_ops, &specnet_qd.loss_pct, 0644);
 MODULE_PARM_DESC(qd_loss_pct,
-		 "... or this percentage of the min RTT if larger (1..100, default 25)");
+		 "a standing queue, percentage of the min RTT: a loss with more cuts by 1/8 to 1/2, with less (from qd_loss_us, where the queue drained under that lately) drains the queue (1..100, default 25)");
 module_param_cb(qd_win_ms, &specnet_qd_ops, &specnet_qd.win_ms, 0644);
 MODULE_PARM_DESC(qd_win_ms,
 		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 300000)");

@@ -9,6 +9,9 @@ senders request ECN (which both ends negotiate) and no packet is ever
 marked. Without the safety net, spec took 97-98% of the link against cubic
 here and the FIFO dropped hundreds of thousands of packets in 40 s, where
 two cubic flows lose under a hundred.
+
+CODEL is the other bottleneck that never marks: fq_codel with ECN off,
+which drops once a flow's queue has stood above 5 ms for 100 ms.
 """
 import threading
 
@@ -20,11 +23,12 @@ FIFO_PKTS = 100
 FRAME = 1514                       # bytes on the wire of a full segment
 BDP_PKTS = RATE_MBIT * 1e6 * RTT_MS / 1e3 / 8 / FRAME
 PORTS = {"ours": 5201, "rival": 5202}
+FIFO = f"pfifo limit {FIFO_PKTS}"
+CODEL = "fq_codel target 5ms interval 100ms noecn"
 
 
-def fifo_chain():
-    c = lab.bottleneck_chain(f"{RATE_MBIT}mbit", RTT_MS,
-                             f"parent 1:1 handle 10: pfifo limit {FIFO_PKTS}")
+def fifo_chain(queue=FIFO):
+    c = lab.bottleneck_chain(f"{RATE_MBIT}mbit", RTT_MS, f"parent 1:1 handle 10: {queue}")
     try:
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
         for port in PORTS.values():
@@ -36,22 +40,23 @@ def fifo_chain():
 
 
 def fifo_stats(chain):
-    """(packets sent, dropped) by the bottleneck's pfifo."""
+    """(packets sent, dropped) by the bottleneck's queue."""
     out = lab.sh("tc -s qdisc show dev " + chain.ifname("rtr", "rcv"), ns=chain.ns("rtr"))
     for line in out.splitlines():
-        if line.strip().startswith("qdisc pfifo"):
+        if line.strip().startswith(("qdisc pfifo", "qdisc fq_codel")):
             i = out.splitlines().index(line)
             stats = out.splitlines()[i + 1].split()
             return int(stats[3]), int(stats[6].rstrip(","))
-    raise AssertionError("no pfifo statistics:\n" + out)
+    raise AssertionError("no statistics of the bottleneck's queue:\n" + out)
 
 
-def against_cubic(cc, seconds=25):
+def against_cubic(cc, seconds=25, queue=FIFO):
     """@cc (port 5201, traced) and cubic (port 5202) start together and
-    run @seconds. Returns a dict: goodput of each (bit/s), @cc's share,
-    its retransmitted fraction and cubic's, the FIFO's drops per packet
-    sent, @cc's largest cwnd, and the chain (the caller destroys it)."""
-    c = fifo_chain()
+    run @seconds through @queue. Returns a dict: goodput of each (bit/s),
+    @cc's share, its retransmitted fraction and cubic's, the queue's drops
+    per packet sent, @cc's largest cwnd, and the chain (the caller destroys
+    it)."""
+    c = fifo_chain(queue)
     res = {}
 
     def go(who, name):

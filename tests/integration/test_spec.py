@@ -569,6 +569,30 @@ def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
         r["chain"].destroy()
 
 
+def test_codel_drops_are_congestion(spec, figure):
+    """Against cubic through fq_codel with ECN off: CoDel drops once a
+    flow's queue has stood above 5 ms for 100 ms, a queue far under the
+    threshold of a standing queue on a 50 ms path (12.5 ms). A loss with
+    an AQM's queue (qd_loss_us, 5 ms) drains it (qdelay.h, qd_reduced_cwnd());
+    kept as corruption, each drop left the queue where it was and CoDel
+    dropped ever more: 9x cubic's retransmitted fraction over 60 s (0.026
+    against 0.0028)."""
+    import fifo
+    r = fifo.against_cubic("spec", queue=fifo.CODEL)
+    try:
+        n = counters(r["chain"])
+        figure("spec losses: delay congestion / corruption / breaker trips",
+               f"{n['delay_congestion']}/{n['predicted_corruption']}/{n['breaker_trips']}")
+        figure("spec / cubic retransmitted fraction", f"{r['retx']:.4f} / {r['rival_retx']:.4f}")
+        figure("spec share vs cubic", round(r["share"], 3))
+        figure("fq_codel drops per packet", round(r["drop_frac"], 5))
+        assert r["goodput"]["rival"] > 2e6, f"cubic starved: {r['goodput']}"
+        assert r["retx"] <= 3 * r["rival_retx"] + 0.003, \
+            f"spec retransmitted {r['retx']:.2%}, cubic {r['rival_retx']:.2%}: {n}"
+    finally:
+        r["chain"].destroy()
+
+
 def low_rtt_level(chain, deadline, within_ms):
     """Wait until the data connection's smoothed RTT is within @within_ms
     of its minimum (`ss -ti`), or until @deadline; (rtt, minrtt) last read.

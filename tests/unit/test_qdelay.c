@@ -128,7 +128,10 @@ static void test_thresh(void)
 	      qd_thresh_us(&s, &P));
 }
 
-/* The verdict on a loss: queue at and below the threshold. */
+/* The verdict on a loss: a queue from an AQM's (loss_us, 5 ms) on is
+ * congestion, under it none; a 25 ms threshold (a quarter of 100 ms) only
+ * sets how deep the reduction goes (test_reduced()).
+ */
 static void test_verdict(void)
 {
 	struct qd_state s;
@@ -136,17 +139,59 @@ static void test_verdict(void)
 
 	qd_init(&s);
 	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "no samples");
-	qd_rtt_sample(&s, &P, 0, 100000);	/* 25 ms threshold */
+	qd_rtt_sample(&s, &P, 0, 100000);
 	qd_ack(&s, &P, 0, 0, 10);
-	qd_rtt_sample(&s, &P, 10, 124999);
+	CHECK(qd_thresh_us(&s, &P) == 25000 && qd_aqm_us(&s, &P) == 5000,
+	      "threshold %u, AQM queue %u", qd_thresh_us(&s, &P),
+	      qd_aqm_us(&s, &P));
+	qd_rtt_sample(&s, &P, 10, 104999);
 	qd_ack(&s, &P, 10, 0, 10);
-	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "24.999 ms of queue");
-	qd_rtt_sample(&s, &P, 20, 125000);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "4.999 ms of queue");
+	qd_rtt_sample(&s, &P, 20, 105000);
 	qd_ack(&s, &P, 20, 0, 10);
-	CHECK(qd_delay_us(&s) == 25000, "queue %u", qd_delay_us(&s));
+	CHECK(qd_delay_us(&s) == 5000, "queue %u", qd_delay_us(&s));
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "5 ms of queue");
+	qd_rtt_sample(&s, &P, 30, 125000);
+	qd_ack(&s, &P, 30, 0, 10);
 	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "25 ms of queue");
 	off.enable = 0;
 	CHECK(qd_loss_verdict(&s, &off) == QD_QUIET, "disabled");
+	/* rounds whose least sample stays 5.2 ms over the minimum (a minimum
+	 * a path step left short): 10 ms is no AQM's queue until a round
+	 * drains under 5 ms; 25 ms is a standing queue either way
+	 */
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 100000);
+	qd_ack(&s, &P, 0, 0, 10);
+	qd_ack(&s, &P, 10, 0, 10);
+	/* as a step's check leaves it (qd_step_confirm()) */
+	s.floor_q = qd_floor_level(&s, 105200);
+	qd_rtt_sample(&s, &P, 20, 110000);
+	qd_ack(&s, &P, 20, 0, 10);
+	CHECK(qd_delay_us(&s) == 10000 && qd_floor_us(&s) >= 105000,
+	      "queue %u, floor %u", qd_delay_us(&s), qd_floor_us(&s));
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "10 ms, floor over 5 ms");
+	qd_rtt_sample(&s, &P, 30, 125000);
+	qd_ack(&s, &P, 30, 0, 10);
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "25 ms, floor over 5 ms");
+	qd_rtt_sample(&s, &P, 40, 104000);
+	qd_ack(&s, &P, 40, 0, 10);
+	qd_rtt_sample(&s, &P, 50, 110000);
+	qd_ack(&s, &P, 50, 0, 10);
+	CHECK(qd_delay_us(&s) == 10000 && qd_floor_us(&s) < 105000,
+	      "queue %u, floor %u", qd_delay_us(&s), qd_floor_us(&s));
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "10 ms, floor under 5 ms");
+	/* 64 kbit/s, 1000-byte frames: three packet times, 375 ms, are the
+	 * least queue of a congestion loss
+	 */
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 685000);
+	qd_rate_sample(&s, 2, 250000);
+	s.rtt_us = 685000 + 374999;
+	CHECK(qd_aqm_us(&s, &P) == 375000, "AQM queue %u", qd_aqm_us(&s, &P));
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "374.999 ms at 64 kbit/s");
+	s.rtt_us = 685000 + 375000;
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "375 ms at 64 kbit/s");
 }
 
 /* One breaker interval of @n packets, @lost of them lost, at queue @q_us
@@ -246,8 +291,10 @@ static void test_cap(void)
 	      "rate kept over an expiry");
 }
 
-/* The reduction on a queue: rate x min RTT + half the threshold, within
- * [cwnd / 2, 7/8 cwnd].
+/* The reduction on a standing queue: rate x min RTT + half the threshold,
+ * within [cwnd / 2, 7/8 cwnd]; on a queue under the threshold, what the
+ * path carries in the min RTT + half an AQM's queue, within [cwnd / 2,
+ * cwnd].
  */
 static void test_reduced(void)
 {
@@ -262,12 +309,36 @@ static void test_reduced(void)
 	qd_rtt_sample(&s, &P, 0, 600000);
 	qd_rate_sample(&s, 1000, 600000);
 	CHECK(s.rate_ns == 600000, "rate %u", s.rate_ns);
+	s.rtt_us = 750000;		/* a queue of 150 ms, the threshold */
 	CHECK(qd_reduced_cwnd(&s, &P, 2000) == 1125, "GEO: %u",
 	      qd_reduced_cwnd(&s, &P, 2000));
 	CHECK(qd_reduced_cwnd(&s, &P, 4000) == 2000, "at least half: %u",
 	      qd_reduced_cwnd(&s, &P, 4000));
 	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 1050, "at most 7/8: %u",
 	      qd_reduced_cwnd(&s, &P, 1200));
+	/* 10 ms of queue, under the threshold: (600 + 5 / 2) ms at 0.6 ms a
+	 * packet is 1004, not above the window, not below half of it
+	 */
+	s.rtt_us = 610000;
+	CHECK(qd_reduced_cwnd(&s, &P, 1100) == 1004, "an AQM's queue: %u",
+	      qd_reduced_cwnd(&s, &P, 1100));
+	CHECK(qd_reduced_cwnd(&s, &P, 1000) == 1000, "at most the window: %u",
+	      qd_reduced_cwnd(&s, &P, 1000));
+	CHECK(qd_reduced_cwnd(&s, &P, 2100) == 1050, "at least half: %u",
+	      qd_reduced_cwnd(&s, &P, 2100));
+	s.rtt_us = 749999;
+	CHECK(qd_reduced_cwnd(&s, &P, 1100) == 1004, "149.999 ms: %u",
+	      qd_reduced_cwnd(&s, &P, 1100));
+	/* with 10% corruption in the baseline: in packets sent, 1004 / 0.9 */
+	s.base_ppm = 100000;
+	s.quiet = QD_BRK_WARMUP;
+	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 1115, "packets sent: %u",
+	      qd_reduced_cwnd(&s, &P, 1200));
+	s.rtt_us = 750000;
+	CHECK(qd_reduced_cwnd(&s, &P, 2000) == 1125, "not on a standing queue: %u",
+	      qd_reduced_cwnd(&s, &P, 2000));
+	s.base_ppm = 0;
+	s.quiet = 0;
 	/* the recent rate is an EWMA of gain 1/8: a sample at half the rate
 	 * (1.2 ms) moves it from 0.6 to 0.675 ms; the minimum stays
 	 */

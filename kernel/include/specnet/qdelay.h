@@ -28,9 +28,14 @@
  *   pkt_ns      the least time the path took to deliver one packet over
  *               the same window (1 / the highest delivery rate), so that a
  *               threshold can be counted in packets at the bottleneck
- *   thresh      max(loss_us, min_rtt * loss_pct / 100, 3 * pkt_ns)
+ *   aqm         max(loss_us, 3 * pkt_ns), the queue an AQM keeps
+ *   thresh      max(aqm, min_rtt * loss_pct / 100), a standing queue
  *
- *   loss with qdelay >= thresh            -> congestion (QD_DELAY)
+ *   loss with qdelay >= thresh            -> congestion (QD_DELAY), down
+ *                                            by 1/8 to 1/2
+ *   loss with qdelay >= aqm, the floor    -> congestion (QD_DELAY), the
+ *   of the recent rounds under aqm           queue drained
+ *                                            (qd_reduced_cwnd())
  *   loss in a "breaker" interval          -> congestion (QD_BREAKER)
  *   otherwise                             -> no evidence (QD_QUIET): the
  *                                            module's own rule decides
@@ -39,7 +44,13 @@
  * paths (a FIFO of half a BDP, full, holds half a min RTT of queue), a
  * floor against RTT jitter on short ones, and three packet times (Veno's
  * beta of 3 queued packets) on slow links, where one 1000-byte frame at
- * 64 kbit/s is 125 ms of queue.
+ * 64 kbit/s is 125 ms of queue. The floors alone are also what an AQM
+ * that drops keeps (CoDel's 5 ms target): a loss with that much queue
+ * drains it, so that such an AQM's drops are not taken for corruption on
+ * a long path, where the threshold is far above its target. Only where
+ * the flow's queue has drained to the minimum lately (the floor of its
+ * recent rounds under aqm): after a path step the minimum may be short by
+ * a few ms, and that shortfall would read as an AQM's queue.
  *
  * Circuit breaker: the loss fraction of measurement intervals (rounds,
  * extended until they hold QD_BRK_MIN_PKTS packets, so that a fraction is
@@ -170,7 +181,7 @@ struct qd_state {
 
 enum qd_verdict {
 	QD_QUIET = 0,		/* no evidence of congestion */
-	QD_DELAY,		/* queueing delay above the threshold */
+	QD_DELAY,		/* queueing delay at an AQM's queue or above */
 	QD_BREAKER,		/* loss rate far above the baseline */
 };
 
@@ -211,19 +222,33 @@ static inline void qd_init(struct qd_state *s)
 	};
 }
 
-/* The queueing delay at which a loss is congestion (us). */
-static inline u32 qd_thresh_us(const struct qd_state *s,
-			       const struct qd_params *p)
+/* The queue an AQM keeps (us): the threshold's floors, max(loss_us, three
+ * packet times), without its share of the min RTT. A loss with this much
+ * queue is congestion, answered by draining the queue (qd_reduced_cwnd()).
+ */
+static inline u32 qd_aqm_us(const struct qd_state *s,
+			    const struct qd_params *p)
 {
 	u32 t = p->loss_us;
 
-	if (s->min_rtt_us != QD_NONE)
-		t = max_t(u32, t, (u32)div_u64((u64)s->min_rtt_us * p->loss_pct,
-					       QD_PCT_UNIT));
 	if (s->pkt_ns != QD_NONE)
 		t = max_t(u32, t, (u32)min_t(u64, div_u64((u64)s->pkt_ns *
 							 QD_LOSS_PKTS, 1000),
 					     QD_NONE));
+	return t;
+}
+
+/* The queueing delay of a standing queue (us): a loss with this much is
+ * congestion, and the window goes down by at least 1/8.
+ */
+static inline u32 qd_thresh_us(const struct qd_state *s,
+			       const struct qd_params *p)
+{
+	u32 t = qd_aqm_us(s, p);
+
+	if (s->min_rtt_us != QD_NONE)
+		t = max_t(u32, t, (u32)div_u64((u64)s->min_rtt_us * p->loss_pct,
+					       QD_PCT_UNIT));
 	return t;
 }
 
@@ -505,10 +530,30 @@ static inline unsigned int qd_ack(struct qd_state *s,
 	return ret | (trip ? QD_ACK_TRIP : 0);
 }
 
-/* The evidence a loss event has; consumes a tripped breaker. */
+/*
+ * Whether the flow's queue has drained to its minimum lately: the floor of
+ * its recent rounds (qd_floor_us()) is less than @aqm_us above it. A
+ * minimum moved by a path step may be short of the new path's by up to a
+ * threshold (qd_step_confirm()); no round's least sample goes under that
+ * shortfall, and it would read as an AQM's queue.
+ */
+static inline bool qd_min_drained(const struct qd_state *s, u32 aqm_us)
+{
+	return s->floor_q != QD_FLOOR_NONE &&
+	       ((u32)s->floor_q << QD_STEP_SHIFT) < aqm_us;
+}
+
+/*
+ * The evidence a loss event has; consumes a tripped breaker. A queue of
+ * at least the threshold is congestion; one of at least an AQM's
+ * (qd_aqm_us()) is congestion where the flow has seen its queue drain to
+ * the minimum lately (qd_min_drained()).
+ */
 static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 					      const struct qd_params *p)
 {
+	u32 q, aqm;
+
 	s->settled = 1;		/* a loss ends the first slow start's watch */
 	if (!p->enable)
 		return QD_QUIET;
@@ -516,36 +561,15 @@ static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 		s->tripped = 0;
 		return QD_BREAKER;
 	}
-	if (s->min_rtt_us != QD_NONE && qd_delay_us(s) >= qd_thresh_us(s, p))
+	if (s->min_rtt_us == QD_NONE)
+		return QD_QUIET;
+	q = qd_delay_us(s);
+	if (q >= qd_thresh_us(s, p))
+		return QD_DELAY;
+	aqm = qd_aqm_us(s, p);
+	if (q >= aqm && qd_min_drained(s, aqm))
 		return QD_DELAY;
 	return QD_QUIET;
-}
-
-/*
- * The window a loss judged congestion by the queue reduces to: what the
- * path has been delivering lately (the recent delivery rate x min RTT,
- * Westwood+'s estimate) plus half the threshold's queue, so the queue
- * drains to below the threshold while the link stays busy; at least half
- * of @cwnd (Reno's decrease, the most it may take) and at most 7/8 of it
- * (a queue above the threshold always costs something). A deeper bound,
- * CUBIC's 7/10, left GEO windows below the BDP: with 1% corruption the
- * recoveries run back to back and a window kept through them does not
- * grow; it bought no better share against CUBIC on a FIFO
- * (docs/algorithms.md, "Queueing delay"). Half of @cwnd without
- * estimates.
- */
-static inline u32 qd_reduced_cwnd(const struct qd_state *s,
-				  const struct qd_params *p, u32 cwnd)
-{
-	u32 lo = max_t(u32, cwnd >> 1, 2);
-	u32 hi = max_t(u32, (u32)div_u64((u64)cwnd * QD_BETA, QD_BETA_UNIT), 2);
-	u64 us, w;
-
-	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
-		return lo;
-	us = (u64)s->min_rtt_us + (qd_thresh_us(s, p) >> 1);
-	w = div64_u64(us * 1000, s->rate_ns);
-	return (u32)max_t(u64, lo, min_t(u64, w, hi));
 }
 
 /*
@@ -563,22 +587,75 @@ static inline u32 qd_path_bdp(const struct qd_state *s)
 }
 
 /*
- * What the path carries in a min RTT, in packets sent: qd_path_bdp() counts
- * the packets delivered, and on a link that corrupts a fraction of what it
- * carries the corrupted ones took their share of its capacity too. Once
- * QD_BRK_WARMUP quiet intervals have set the corruption baseline, the
- * delivered BDP is scaled by 1 / (1 - baseline), the baseline taken as
- * at most one half (at most twice the delivered BDP).
+ * @pkts delivered, in packets sent: on a link that corrupts a fraction of
+ * what it carries the corrupted ones took their share of its capacity too.
+ * Once QD_BRK_WARMUP quiet intervals have set the corruption baseline,
+ * @pkts is scaled by 1 / (1 - baseline), the baseline taken as at most
+ * one half (at most twice @pkts). qd_path_bdp_sent(): what the path
+ * carries in a min RTT, in packets sent.
  */
-static inline u32 qd_path_bdp_sent(const struct qd_state *s)
+static inline u32 qd_as_sent(const struct qd_state *s, u32 pkts)
 {
-	u32 bdp = qd_path_bdp(s);
 	u32 base = min_t(u32, s->base_ppm, QD_PPM_UNIT / 2);
 
 	if (s->quiet < QD_BRK_WARMUP || !base)
-		return bdp;
-	return (u32)min_t(u64, div_u64((u64)bdp * QD_PPM_UNIT,
+		return pkts;
+	return (u32)min_t(u64, div_u64((u64)pkts * QD_PPM_UNIT,
 				       QD_PPM_UNIT - base), QD_NONE);
+}
+
+static inline u32 qd_path_bdp_sent(const struct qd_state *s)
+{
+	return qd_as_sent(s, qd_path_bdp(s));
+}
+
+/*
+ * The window a loss judged congestion by the queue reduces to, by the
+ * queue the flow sees:
+ *
+ * - a standing queue (at least the threshold): what the path has been
+ *   delivering lately (the recent delivery rate x min RTT, Westwood+'s
+ *   estimate) plus half the threshold's queue, so the queue drains to
+ *   below the threshold while the link stays busy; at least half of @cwnd
+ *   (Reno's decrease, the most it may take) and at most 7/8 of it (a queue
+ *   above the threshold always costs something). A deeper bound, CUBIC's
+ *   7/10, left GEO windows below the BDP: with 1% corruption the
+ *   recoveries run back to back and a window kept through them does not
+ *   grow; it bought no better share against CUBIC on a FIFO
+ *   (docs/algorithms.md, "Queueing delay").
+ * - a queue under the threshold but at least an AQM's (qd_aqm_us()): what
+ *   the path carries, in packets sent (qd_as_sent()), in the min RTT plus
+ *   half of qd_aqm_us(), at least half of @cwnd and at most @cwnd. The
+ *   loss may be an AQM's drop: CoDel drops (where it does not mark) once
+ *   its queue has stood above 5 ms for an interval, a queue that stays
+ *   under the threshold of a long path (a quarter of the min RTT), so
+ *   every one of its drops was kept as corruption and it dropped ever
+ *   more. Or it may be corruption that found the flow's queue: the queue
+ *   goes, the link stays busy. On a GEO path it is a trim of a few
+ *   packets in a thousand.
+ *
+ * Half of @cwnd without estimates.
+ */
+static inline u32 qd_reduced_cwnd(const struct qd_state *s,
+				  const struct qd_params *p, u32 cwnd)
+{
+	u32 lo = max_t(u32, cwnd >> 1, 2);
+	u32 hi = max_t(u32, (u32)div_u64((u64)cwnd * QD_BETA, QD_BETA_UNIT), 2);
+	u32 thresh = qd_thresh_us(s, p);
+	u64 us, w;
+
+	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
+		return lo;
+	if (qd_delay_us(s) < thresh) {
+		us = (u64)s->min_rtt_us + (qd_aqm_us(s, p) >> 1);
+		w = qd_as_sent(s, (u32)min_t(u64, div64_u64(us * 1000,
+							    s->rate_ns),
+					     QD_NONE));
+		return (u32)max_t(u64, lo, min_t(u64, w, cwnd));
+	}
+	us = (u64)s->min_rtt_us + (thresh >> 1);
+	w = div64_u64(us * 1000, s->rate_ns);
+	return (u32)max_t(u64, lo, min_t(u64, w, hi));
 }
 
 /*
