@@ -291,6 +291,11 @@ static void test_cap(void)
 	      "rate kept over an expiry");
 }
 
+/* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
+#define CHECK_REDUCED(s, cwnd, want, what)				\
+	CHECK(qd_reduced_cwnd(s, &P, cwnd) == (want), what ": %u",	\
+	      qd_reduced_cwnd(s, &P, cwnd))
+
 /* The reduction on a standing queue: rate x min RTT + half the threshold,
  * within [cwnd / 2, 7/8 cwnd]; on a queue under the threshold, what the
  * path carries in the min RTT + half an AQM's queue, within [cwnd / 2,
@@ -310,33 +315,24 @@ static void test_reduced(void)
 	qd_rate_sample(&s, 1000, 600000);
 	CHECK(s.rate_ns == 600000, "rate %u", s.rate_ns);
 	s.rtt_us = 750000;		/* a queue of 150 ms, the threshold */
-	CHECK(qd_reduced_cwnd(&s, &P, 2000) == 1125, "GEO: %u",
-	      qd_reduced_cwnd(&s, &P, 2000));
-	CHECK(qd_reduced_cwnd(&s, &P, 4000) == 2000, "at least half: %u",
-	      qd_reduced_cwnd(&s, &P, 4000));
-	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 1050, "at most 7/8: %u",
-	      qd_reduced_cwnd(&s, &P, 1200));
+	CHECK_REDUCED(&s, 2000, 1125, "GEO");
+	CHECK_REDUCED(&s, 4000, 2000, "at least half");
+	CHECK_REDUCED(&s, 1200, 1050, "at most 7/8");
 	/* 10 ms of queue, under the threshold: (600 + 5 / 2) ms at 0.6 ms a
 	 * packet is 1004, not above the window, not below half of it
 	 */
 	s.rtt_us = 610000;
-	CHECK(qd_reduced_cwnd(&s, &P, 1100) == 1004, "an AQM's queue: %u",
-	      qd_reduced_cwnd(&s, &P, 1100));
-	CHECK(qd_reduced_cwnd(&s, &P, 1000) == 1000, "at most the window: %u",
-	      qd_reduced_cwnd(&s, &P, 1000));
-	CHECK(qd_reduced_cwnd(&s, &P, 2100) == 1050, "at least half: %u",
-	      qd_reduced_cwnd(&s, &P, 2100));
+	CHECK_REDUCED(&s, 1100, 1004, "an AQM's queue");
+	CHECK_REDUCED(&s, 1000, 1000, "at most the window");
+	CHECK_REDUCED(&s, 2100, 1050, "at least half");
 	s.rtt_us = 749999;
-	CHECK(qd_reduced_cwnd(&s, &P, 1100) == 1004, "149.999 ms: %u",
-	      qd_reduced_cwnd(&s, &P, 1100));
+	CHECK_REDUCED(&s, 1100, 1004, "149.999 ms");
 	/* with 10% corruption in the baseline: in packets sent, 1004 / 0.9 */
 	s.base_ppm = 100000;
 	s.quiet = QD_BRK_WARMUP;
-	CHECK(qd_reduced_cwnd(&s, &P, 1200) == 1115, "packets sent: %u",
-	      qd_reduced_cwnd(&s, &P, 1200));
+	CHECK_REDUCED(&s, 1200, 1115, "packets sent");
 	s.rtt_us = 750000;
-	CHECK(qd_reduced_cwnd(&s, &P, 2000) == 1125, "not on a standing queue: %u",
-	      qd_reduced_cwnd(&s, &P, 2000));
+	CHECK_REDUCED(&s, 2000, 1125, "not on a standing queue");
 	s.base_ppm = 0;
 	s.quiet = 0;
 	/* the recent rate is an EWMA of gain 1/8: a sample at half the rate

@@ -572,6 +572,12 @@ static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 	return QD_QUIET;
 }
 
+/* The packets @ns_per_pkt (> 0) apart that fit in @us, at most QD_NONE. */
+static inline u32 qd_us_to_pkts(u64 us, u32 ns_per_pkt)
+{
+	return (u32)min_t(u64, div64_u64(us * 1000, ns_per_pkt), QD_NONE);
+}
+
 /*
  * What the path has been delivering in a min RTT, in packets: the recent
  * delivery rate x the min RTT (Westwood+'s estimate). A window below it
@@ -582,8 +588,7 @@ static inline u32 qd_path_bdp(const struct qd_state *s)
 {
 	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
 		return 0;
-	return (u32)min_t(u64, div64_u64((u64)s->min_rtt_us * 1000, s->rate_ns),
-			  QD_NONE);
+	return qd_us_to_pkts(s->min_rtt_us, s->rate_ns);
 }
 
 /*
@@ -641,21 +646,17 @@ static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 {
 	u32 lo = max_t(u32, cwnd >> 1, 2);
 	u32 hi = max_t(u32, (u32)div_u64((u64)cwnd * QD_BETA, QD_BETA_UNIT), 2);
-	u32 thresh = qd_thresh_us(s, p);
-	u64 us, w;
+	u32 thresh = qd_thresh_us(s, p), q, w;
+	bool standing;
 
 	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
 		return lo;
-	if (qd_delay_us(s) < thresh) {
-		us = (u64)s->min_rtt_us + (qd_aqm_us(s, p) >> 1);
-		w = qd_as_sent(s, (u32)min_t(u64, div64_u64(us * 1000,
-							    s->rate_ns),
-					     QD_NONE));
-		return (u32)max_t(u64, lo, min_t(u64, w, cwnd));
-	}
-	us = (u64)s->min_rtt_us + (thresh >> 1);
-	w = div64_u64(us * 1000, s->rate_ns);
-	return (u32)max_t(u64, lo, min_t(u64, w, hi));
+	standing = qd_delay_us(s) >= thresh;
+	q = standing ? thresh : qd_aqm_us(s, p);
+	w = qd_us_to_pkts((u64)s->min_rtt_us + (q >> 1), s->rate_ns);
+	if (!standing)
+		w = qd_as_sent(s, w);
+	return max_t(u32, lo, min_t(u32, w, standing ? hi : cwnd));
 }
 
 /*
@@ -689,8 +690,7 @@ static inline u32 qd_cwnd_cap(const struct qd_state *s,
 	    !s->pkt_ns)
 		return QD_NONE;
 	us = (u64)QD_CAP_GAIN * s->min_rtt_us + qd_thresh_us(s, p);
-	return (u32)max_t(u64, min_t(u64, div64_u64(us * 1000, s->pkt_ns),
-				     QD_NONE), 4);
+	return max_t(u32, qd_us_to_pkts(us, s->pkt_ns), 4);
 }
 
 #endif /* _SPECNET_QDELAY_H */
