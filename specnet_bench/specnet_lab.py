@@ -262,6 +262,12 @@ class Chain:
     def sysctl(self, alias, key, value):
         sh(f"sysctl -qw {key}={shlex.quote(str(value))}", ns=self.ns(alias))
 
+    def ecn_sender(self, alias):
+        """@alias requests ECN and keeps it when a SYN is retransmitted
+        (sender_ecn_sysctls()): on a lossy path a lost SYN would otherwise
+        start the connection without ECN, and spec as Reno."""
+        sh(f"sysctl -qw {sender_ecn_sysctls()}", ns=self.ns(alias))
+
     def tc(self, alias, toward, spec):
         """tc qdisc command(s) on @alias's interface toward @toward.
         @spec: e.g. 'root netem delay 50ms', one command a line; a line may

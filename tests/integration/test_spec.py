@@ -507,7 +507,7 @@ def lossy_chain():
     c.build()
     try:
         c.tc("rtr", "snd", "root netem delay 100ms limit 10000")
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         c.tc("rtr", "rcv", """
             root handle 1: htb default 1
             class parent 1: classid 1:1 htb rate 10mbit ceil 10mbit
@@ -617,19 +617,21 @@ STEP_LEVEL_MS = 12.5
 
 
 def handover_run():
-    """One flow of the handover test: 25 ms, then 60 ms once the flow's
-    smoothed RTT comes within 8 ms of its minimum (ss). Returns the
+    """One flow of the handover test (36 s): 25 ms, then 60 ms once the
+    flow's smoothed RTT comes within 8 ms of its minimum (ss), looked for
+    from 8 to 17 s (with a second VM busy beside it, the flow held 40-70 ms
+    for all of a 3 s wait, three runs in a row). Returns the
     tcp_probe events of the data flow, the step's time on their clock, the
     ss reading at the step, iperf3's report and spec's counters."""
     import threading
     c = lab.bottleneck_chain("10mbit", 25, "parent 1:1 handle 10: netem loss 0.5% limit 100")
     try:
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         lab.iperf3_server(c.ns("rcv"))
         res = {}
         with lab.TcpProbe() as probe:
             t = threading.Thread(target=lambda: res.update(
-                r=lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "spec", 32)))
+                r=lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "spec", 36)))
             # tc reads the change from a pipe: started now, it makes the
             # step within milliseconds of the level below, where a tc
             # started then took up to seconds under TCG (the flow's queue
@@ -638,7 +640,7 @@ def handover_run():
                                   stdin=subprocess.PIPE, text=True)
             t.start()
             time.sleep(8)
-            level = low_rtt_level(c, deadline=time.time() + 3, within_ms=8)
+            level = low_rtt_level(c, deadline=time.time() + 9, within_ms=8)
             tc.stdin.write(f"qdisc change dev {c.ifname('rtr', 'snd')} root netem delay 60ms "
                            "limit 10000\n")
             tc.stdin.flush()
@@ -702,12 +704,14 @@ def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
     old_cap = 10e6 * 0.05625 / 8 / 1514
     figure("step at, s after the flow's first event", round(step - evs[0]["t"], 1))
     assert evs[-1]["t"] >= step + 10, \
-        f"the flow ended {evs[-1]['t'] - step:.1f} s after the step: too soon to judge"
+        f"the flow ended {evs[-1]['t'] - step:.1f} s after the step: too soon to judge " \
+        f"({lab.goodput_bps(r['report']) / 1e6:.2f} Mbit/s, {n})"
     late = [e["cwnd"] for e in evs if step + 4 <= e["t"] <= step + 15]
     figure("ss rtt and minrtt when the step came, ms", r["level"])
     figure("spec goodput, Mbit/s", round(lab.goodput_bps(r["report"]) / 1e6, 2))
-    figure("loss events / delay congestion / path steps",
-           f"{n['loss_events']}/{n['delay_congestion']}/{n['path_steps']}")
+    figure("loss events / delay congestion / path steps / non-ECN connections",
+           f"{n['loss_events']}/{n['delay_congestion']}/{n['path_steps']}/"
+           f"{n['non_ecn_connections']}")
     figure(f"largest cwnd 4-15 s after the step (new BDP {bdp:.0f})", max(late, default=0))
     assert n["path_steps"] >= 1, n
     # past the old cap and to the new BDP: the cap moved with the step
