@@ -23,7 +23,7 @@ def wnd_limited_chain():
     c.build()
     try:
         c.tc("rtr", "snd", f"root netem delay {int(RTT * 1000)}ms limit 10000")
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 131072")
         lab.iperf3_server(c.ns("rcv"))
     except Exception:

@@ -30,7 +30,7 @@ CODEL = "fq_codel target 5ms interval 100ms noecn"
 def fifo_chain(queue=FIFO):
     c = lab.bottleneck_chain(f"{RATE_MBIT}mbit", RTT_MS, f"parent 1:1 handle 10: {queue}")
     try:
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         for port in PORTS.values():
             lab.iperf3_server(c.ns("rcv"), port=port)
     except Exception:
@@ -42,10 +42,10 @@ def fifo_chain(queue=FIFO):
 def fifo_stats(chain):
     """(packets sent, dropped) by the bottleneck's queue."""
     out = lab.sh("tc -s qdisc show dev " + chain.ifname("rtr", "rcv"), ns=chain.ns("rtr"))
-    for line in out.splitlines():
+    lines = out.splitlines()
+    for line, stats in zip(lines, lines[1:]):
         if line.strip().startswith(("qdisc pfifo", "qdisc fq_codel")):
-            i = out.splitlines().index(line)
-            stats = out.splitlines()[i + 1].split()
+            stats = stats.split()
             return int(stats[3]), int(stats[6].rstrip(","))
     raise AssertionError("no statistics of the bottleneck's queue:\n" + out)
 

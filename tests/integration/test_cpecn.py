@@ -4,8 +4,8 @@ injected on chosen packets (tests/integration/cwnd.py), the per-socket CP in
 `ss -ti`, and goodput on a wireless last hop with two-state Markov loss
 behind an ECN-marking bottleneck.
 
-Senders run with tcp_ecn=1 (iperf3 3.12 applies -C after connect(); see
-test_spec.py), so the Reno baseline is Reno+ECN.
+Senders run with tcp_ecn=1 and tcp_ecn_fallback=0 (iperf3 3.12 applies -C
+after connect(); see test_spec.py), so the Reno baseline is Reno+ECN.
 """
 import re
 import threading
@@ -244,7 +244,7 @@ def wireless_chain():
         parent 10: handle 20: netem loss gemodel 2% 10% 2% 0.1% limit 10000
     """)
     try:
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         lab.iperf3_server(c.ns("rcv"))
     except Exception:
         c.destroy()

@@ -717,7 +717,7 @@ def adaptive_run():
         lab.sh(f"{TC} qdisc add dev {c.ifname('rtr', 'rcv')} parent 1:1 handle 10: redopt "
                f"bandwidth 10mbit rtt 20ms flows auto ssthresh 20 min 5 probability 0.1 ecn",
                ns=c.ns("rtr"))
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         for port in range(5301, 5305):
             lab.iperf3_server(c.ns("rcv"), port=port)
         # The sampler is a bash loop inside the router's namespace, not a

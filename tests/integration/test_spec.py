@@ -5,7 +5,9 @@ packets (nftables, by conntrack packet count), read from tcp:tcp_probe.
 Senders run with tcp_ecn=1: iperf3 3.12 applies -C after connect(), so the
 SYN is sent under the default CC and spec's own ECN request (it asks for
 ECN on every connection it owns from the start) would come too late; with
-tcp_ecn=1 the baselines are "Reno+ECN" as in the paper. test_registered_*
+tcp_ecn=1 the baselines are "Reno+ECN" as in the paper. They also set
+tcp_ecn_fallback=0 (Chain.ecn_sender()): a lost SYN would otherwise start
+the connection without ECN, and spec would run as Reno. test_registered_*
 checks that spec requests ECN by itself when it is chosen before connect.
 
 Topology of the cwnd tests: snd -- rtr -- rcv. The ACK path (rtr -> snd)
@@ -172,7 +174,7 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     bdp = rate * rtt_ms / 1e3 / 8 / 1514
     c = lab.bottleneck_chain("10mbit", rtt_ms, "parent 1:1 handle 10: pfifo limit 3000")
     try:
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
         got, ss = {}, []
 
@@ -332,7 +334,7 @@ def regain_after_marks(figure, marks, seconds):
     c.build()
     try:
         c.tc("rtr", "snd", "root netem delay 600ms limit 20000")
-        c.sysctl("snd", "net.ipv4.tcp_ecn", 1)
+        c.ecn_sender("snd")
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 1200000")
         lab.iperf3_server(c.ns("rcv"))
         lab.inject(c, "rtr", ce=marks)
@@ -716,7 +718,6 @@ def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
         f"the flow ended {evs[-1]['t'] - step:.1f} s after the step: too soon to judge " \
         f"({lab.goodput_bps(r['report']) / 1e6:.2f} Mbit/s, {n})"
     late = [e["cwnd"] for e in evs if step + 4 <= e["t"] <= step + 15]
-    figure("ss rtt and minrtt when the step came, ms", r["level"])
     figure("spec goodput, Mbit/s", round(lab.goodput_bps(r["report"]) / 1e6, 2))
     figure("loss events / delay congestion / path steps / non-ECN connections",
            f"{n['loss_events']}/{n['delay_congestion']}/{n['path_steps']}/"
