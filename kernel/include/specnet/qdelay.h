@@ -646,17 +646,16 @@ static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 {
 	u32 lo = max_t(u32, cwnd >> 1, 2);
 	u32 hi = max_t(u32, (u32)div_u64((u64)cwnd * QD_BETA, QD_BETA_UNIT), 2);
-	u32 thresh = qd_thresh_us(s, p), q, w;
-	bool standing;
+	u32 thresh = qd_thresh_us(s, p), w;
 
 	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
 		return lo;
-	standing = qd_delay_us(s) >= thresh;
-	q = standing ? thresh : qd_aqm_us(s, p);
-	w = qd_us_to_pkts((u64)s->min_rtt_us + (q >> 1), s->rate_ns);
-	if (!standing)
-		w = qd_as_sent(s, w);
-	return max_t(u32, lo, min_t(u32, w, standing ? hi : cwnd));
+	if (qd_delay_us(s) >= thresh) {
+		w = qd_us_to_pkts((u64)s->min_rtt_us + (thresh >> 1), s->rate_ns);
+		return max_t(u32, lo, min_t(u32, w, hi));
+	}
+	w = qd_us_to_pkts((u64)s->min_rtt_us + (qd_aqm_us(s, p) >> 1), s->rate_ns);
+	return max_t(u32, lo, min_t(u32, qd_as_sent(s, w), cwnd));
 }
 
 /*
