@@ -148,7 +148,7 @@ stress: setup
 	$(MAKE) --no-print-directory debug-kernels && \
 	$(MAKE) --no-print-directory stress-run || rc=1; \
 	exit $$rc
-debug-kernels:
+debug-kernels: setup
 	@$(if $(filter production,$(STRESS_KERNELS)),true,$(TOP)/scripts/debug-kernel.sh $(DEBUG_SERIES))
 stress-run:
 	@[ -n "$(STRESS_KVERS)" ] || { echo "no kernel for make stress (make debug-kernels," \

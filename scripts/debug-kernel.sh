@@ -90,6 +90,8 @@ build() {	# build SERIES DIR
 	series=$1; dir=$2; src=$dir/src
 	tarball=/usr/src/linux-source-$series.tar.xz
 	need_packages "$series"
+	[ -x "$VENV/bin/virtme-configkernel" ] ||
+		die "no virtme-configkernel in $VENV: run make setup first"
 	debconf=$(ls /usr/src/linux-config-"$series"/config.amd64_none_amd64.xz 2>/dev/null) ||
 		die "no Debian config in /usr/src/linux-config-$series"
 	rm -rf "$src"; mkdir -p "$src"
