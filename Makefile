@@ -139,8 +139,8 @@ test-host: setup
 # tc churn under traffic, a soak, then kmemleak and the slab; any kernel
 # report in a guest's log fails it. Writes docs/results/reliability.md.
 # STRESS_SCALE=0.1 for a short run; K=<expr> for some tests (a run is kept in
-# build/<release>/stress-runs/, and the report merges the runs of one
-# commit: docs/testing.md). make stress first fuzzes the userspace
+# build/<release>/stress-runs/ and docs/results/stress-runs/, and the report
+# merges the runs of one code: docs/testing.md). make stress first fuzzes the userspace
 # parsers (make fuzz), FUZZ_SECONDS scaled by STRESS_SCALE, so that the
 # report holds both; either part failing fails it.
 stress: setup

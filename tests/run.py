@@ -382,6 +382,19 @@ def tree_code(commit="HEAD"):
     return hashlib.sha1("\n".join(kept).encode()).hexdigest()[:12]
 
 
+def kernel_source(kernel):
+    """Which build of @kernel a run used: the debug kernel's cache entry
+    (scripts/debug-kernel.sh: series and Debian source version, e.g.
+    "6.1-6.1.192-3"), else the Debian package's version; "" when neither
+    can be had."""
+    tree = os.path.realpath(f"/lib/modules/{kernel}/build")
+    if os.path.exists(os.path.join(os.path.dirname(tree), ".specnet-built")):
+        return os.path.basename(os.path.dirname(tree))
+    p = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", f"linux-image-{kernel}"],
+                       capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
 def vm_suite(kernel, select, suite="integration"):
     """The @suite (tests/<suite>) in a guest on @kernel; returns what to
     print, so that suites run side by side print whole."""
@@ -412,7 +425,8 @@ def vm_suite(kernel, select, suite="integration"):
     run_json = os.path.join(kdir, f"vm-{suite}.run.json")
     with open(run_json, "w") as f:
         json.dump({"commit": tree_commit(), "code": tree_code(), "scale": float(scale or 1),
-                   "soak_scale": float(soak or 1), "select": select, "started": stamp}, f)
+                   "soak_scale": float(soak or 1), "select": select, "started": stamp,
+                   "kernel_source": kernel_source(kernel)}, f)
     timeout = suite_timeout(suite, float(scale or 1), float(soak or 1))
     env += f"SPECNET_FIGURES={figures} "
     cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "

@@ -40,8 +40,55 @@ def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1
 
 def write_report(tmp_path):
     out = tmp_path / "reliability.md"
-    rc = report.main([KERNEL], build=str(tmp_path / "build"), out=str(out))
+    rc = report.main([KERNEL], build=str(tmp_path / "build"), out=str(out),
+                     archive=str(tmp_path / "archive"))
     return rc, out.read_text()
+
+
+def test_runs_are_kept_in_the_repository_and_merge_across_machines(tmp_path):
+    """A run's meta, verdicts, figures and kernel reports are copied into
+    the archive (docs/results/stress-runs), the log is not; a later part
+    made where build/ no longer holds the first (another machine) merges
+    with the copy; a modified tree's run is not copied; runs of older code
+    leave the archive; the fuzz summary outlives build/ too."""
+    kdir = tmp_path / "build" / KERNEL
+    adir = tmp_path / "archive" / KERNEL
+    stress_run(kdir, "20260101T000000Z", "old1234", {"test_a": None}, {"test_a: n": 7777777},
+               code="c0de00000000")
+    stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": None}, {"test_a: n": 40},
+               dmesg="[ 1.0] netlink: 4 bytes leftover after parsing attributes\n",
+               code="c0de11111111")
+    fz = tmp_path / "build" / "fuzz"
+    fz.mkdir(parents=True)
+    (fz / "summary.txt").write_text("fuzz_x: 99 executions, 0 crashes\n")
+    rc, text = write_report(tmp_path)
+    assert rc == 0
+    kept = adir / "20260102T000000Z"
+    assert sorted(os.listdir(kept)) == ["figures-stress.json", "kernel-reports.json",
+                                        "vm-stress.run.json", "vm-stress.xml"]
+    assert json.loads((kept / "kernel-reports.json").read_text()) == []
+    assert not (adir / "20260101T000000Z").exists(), "a run of older code leaves the archive"
+    # another machine: build/ is gone; a part of the same code runs there
+    import shutil
+    shutil.rmtree(tmp_path / "build")
+    stress_run(kdir, "20260103T000000Z", "def5678", {"test_b": None}, {"test_b: n": 200},
+               code="c0de11111111")
+    stress_run(kdir, "20260104T000000Z", "def5678 (modified)", {"test_c": None}, {})
+    rc, text = write_report(tmp_path)
+    assert "Run at commit def5678 (modified)" in text
+    assert not (adir / "20260104T000000Z").exists(), "a modified tree's run is not kept"
+    assert (adir / "20260103T000000Z").is_dir()
+    shutil.rmtree(kdir / "stress-runs" / "20260104T000000Z")
+    rc, text = write_report(tmp_path)
+    assert rc == 0
+    assert "Merged from 2 runs of one code at commits abc1234, def5678" in text
+    assert "| test_a: n | 40 |" in text and "| test_b: n | 200 |" in text
+    assert "fuzz_x: 99 executions, 0 crashes" in text and "`make fuzz` run that ended" in text
+    # a kernel report survives in the copy, without the log
+    (adir / "20260103T000000Z" / "kernel-reports.json").write_text(
+        json.dumps(["BUG: KASAN: use-after-free in redopt_change"]))
+    rc, text = write_report(tmp_path)
+    assert rc == 1 and "BUG: KASAN: use-after-free in redopt_change" in text
 
 
 def test_runs_of_one_commit_merge_part_by_part(tmp_path):

@@ -6,13 +6,19 @@ kernel, the stress suite's verdicts (vm-stress.xml), its figures
 were on (/boot/config-<kernel>).
 
 tests/run.py keeps each run of a kernel under build/<kernel>/stress-runs/
-<start>/. The report merges the runs made on the code of the latest one
+<start>/. The report copies each run of a known commit into the
+repository, docs/results/stress-runs/<kernel>/<start>/ (its meta, verdicts,
+figures and the kernel reports of its log, not the log), and reports from
+there, so that the runs of one code made part by part on different days
+and machines still merge. It merges the runs made on the code of the latest one
 (its commit, or one that differs from it only in docs, man pages or host
 tests: NOT_CODE of tests/run.py; a documented-scale run may be made part
 by part, `make stress-run K=...`): a test's verdict and figures are those
 of its latest run, a failure in an earlier run of the same test is listed,
 and the kernel reports of every merged run count. A run of a modified tree
-stands alone.
+stands alone and is not copied. Runs of other code than the merged ones
+leave the copy (git keeps them). The last `make fuzz` summary is kept
+there too (fuzz-summary.txt).
 
     report.py KERNEL...
 """
@@ -21,11 +27,16 @@ import glob
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(TOP, "docs", "results", "reliability.md")
+ARCHIVE = os.path.join(TOP, "docs", "results", "stress-runs")
+# a run's files the report reads, besides its kernel log's reports
+KEPT = ("vm-stress.run.json", "vm-stress.xml", "figures-stress.json")
+REPORTS = "kernel-reports.json"
 CHECKERS = ["KASAN", "UBSAN", "KFENCE", "DEBUG_KMEMLEAK", "PROVE_LOCKING", "DEBUG_ATOMIC_SLEEP",
             "DEBUG_LIST", "DEBUG_OBJECTS"]
 
@@ -70,22 +81,87 @@ def load_stress_run(d, run):
         figs = json.load(open(os.path.join(d, "figures-stress.json")))
     except (OSError, ValueError):
         figs = {}
+    try:
+        reports = json.load(open(os.path.join(d, REPORTS)))
+    except (OSError, ValueError):
+        reports = run.kernel_reports(os.path.join(d, "dmesg.log"))
     return {"dir": d, "meta": meta, "cases": run.junit_cases(os.path.join(d, "vm-stress.xml")),
-            "figures": figs, "reports": run.kernel_reports(os.path.join(d, "dmesg.log"))}
+            "figures": figs, "reports": reports}
 
 
-def stress_runs(kdir, run):
-    """The runs of a kernel to report, oldest first: those archived under
-    @kdir/stress-runs at the commit of the latest one (only the latest when
-    its tree was modified); without an archive, the files in @kdir."""
-    runs = [load_stress_run(d, run)
-            for d in sorted(glob.glob(os.path.join(kdir, "stress-runs", "*")))
-            if os.path.isdir(d)]
+def keep_run(d, adir, run):
+    """Copy run directory @d into @adir/<its name> unless it is there
+    already or stands alone: KEPT, and the kernel reports of its log as a
+    JSON list (REPORTS). Returns the copy's directory, or None."""
+    dest = os.path.join(adir, os.path.basename(d))
+    if os.path.isdir(dest):
+        return dest
+    try:
+        meta = json.load(open(os.path.join(d, "vm-stress.run.json")))
+    except (OSError, ValueError):
+        return None
+    if stands_alone(meta):
+        return None
+    tmp = dest + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    for f in KEPT:
+        if os.path.exists(os.path.join(d, f)):
+            shutil.copy(os.path.join(d, f), tmp)
+    with open(os.path.join(tmp, REPORTS), "w") as f:
+        json.dump(run.kernel_reports(os.path.join(d, "dmesg.log")), f, indent=1)
+    os.rename(tmp, dest)
+    return dest
+
+
+def stress_runs(kdir, adir, run):
+    """The runs of a kernel to report, oldest first: its runs kept in
+    @adir and those under @kdir/stress-runs (copied into @adir first,
+    keep_run()), at the code of the latest one (only the latest when its
+    tree was modified); without any, the files in @kdir. When the latest
+    run is of a known commit, @adir keeps only the runs reported."""
+    dirs = {}
+    for d in sorted(glob.glob(os.path.join(kdir, "stress-runs", "*"))):
+        if os.path.isdir(d):
+            dirs[os.path.basename(d)] = keep_run(d, adir, run) or d
+    for d in glob.glob(os.path.join(adir, "*")):
+        if os.path.isdir(d) and not d.endswith(".tmp"):
+            dirs.setdefault(os.path.basename(d), d)
+    runs = [load_stress_run(dirs[k], run) for k in sorted(dirs)]
     if not runs:
         return [load_stress_run(kdir, run)]
     if stands_alone(runs[-1]["meta"]):
         return runs[-1:]
-    return [r for r in runs if same_code(r["meta"], runs[-1]["meta"], run)]
+    kept = [r for r in runs if same_code(r["meta"], runs[-1]["meta"], run)]
+    for r in runs:
+        if r not in kept and os.path.dirname(r["dir"]) == adir:
+            shutil.rmtree(r["dir"])
+    return kept
+
+
+def fuzz_summary(build, adir):
+    """The last `make fuzz` summary: (when it ended, its lines), from
+    build/fuzz/summary.txt when that is newer than the copy in @adir
+    (which it then replaces), else from the copy; (None, []) without
+    either. The copy's first line is the end time."""
+    copy = os.path.join(adir, "fuzz-summary.txt")
+    try:
+        kept = open(copy).read().splitlines()
+    except OSError:
+        kept = []
+    src = os.path.join(build, "fuzz", "summary.txt")
+    try:
+        lines = [x for x in open(src).read().splitlines() if x.strip()]
+        when = datetime.datetime.fromtimestamp(os.path.getmtime(src), datetime.timezone.utc)
+        when = f"{when:%Y-%m-%d %H:%M} UTC"
+    except OSError:
+        lines = []
+    if lines and (not kept or when > kept[0]):
+        os.makedirs(adir, exist_ok=True)
+        with open(copy, "w") as f:
+            f.write("\n".join([when] + lines) + "\n")
+        return when, lines
+    return (kept[0], kept[1:]) if kept else (None, [])
 
 
 def stands_alone(meta):
@@ -164,16 +240,17 @@ def scale_words(meta):
     return words
 
 
-def main(kernels, build=None, out=None):
+def main(kernels, build=None, out=None, archive=None):
     run = load_run()
     build = build or os.path.join(TOP, "build")
     out = out or OUT
+    archive = archive or ARCHIVE
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Reliability (make stress)", "",
              f"Generated by `tests/stress/report.py` on {now} at commit {run.tree_commit()}.", ""]
     total_reports = 0
     for k in kernels:
-        runs = stress_runs(os.path.join(build, k), run)
+        runs = stress_runs(os.path.join(build, k), os.path.join(archive, k), run)
         cases, figs, reports, earlier = merge_runs(runs)
         had_cases = any(r["cases"] is not None for r in runs)
         counts = run.junit_counts(cases) if had_cases else None
@@ -183,8 +260,10 @@ def main(kernels, build=None, out=None):
         if len(runs) == 1:
             meta = runs[0]["meta"]
             how = scale_words(meta)
+            src = meta.get("kernel_source")
             lines += [f"Run at commit {meta['commit']}: {selection(meta)}" +
-                      (f", {how}" if how else "") + ".", ""]
+                      (f", {how}" if how else "") +
+                      (f", kernel build {src}" if src else "") + ".", ""]
         else:
             commits = list(dict.fromkeys(r["meta"]["commit"] for r in runs))
             at = (f"at commit {commits[0]}" if len(commits) == 1 else
@@ -196,8 +275,10 @@ def main(kernels, build=None, out=None):
                 n = run.junit_counts(r["cases"])
                 res = f"{n[0]} passed, {n[1]} failed" if n else "no results"
                 how = scale_words(m)
+                src = m.get("kernel_source")
                 lines.append(f"* {m.get('started', os.path.basename(r['dir']))}: "
-                             f"{selection(m)}{', ' + how if how else ''}: {res}.")
+                             f"{selection(m)}{', ' + how if how else ''}"
+                             f"{f', kernel build {src}' if src else ''}: {res}.")
             lines.append("")
         if ch is None:
             lines.append("Checkers: unknown (no /boot/config of this kernel).")
@@ -226,14 +307,9 @@ def main(kernels, build=None, out=None):
             lines += ["", "```", r, "```"]
         lines.append("")
     lines += ["## Userspace parsers (libFuzzer, ASan + UBSan)", ""]
-    summary = os.path.join(TOP, "build", "fuzz", "summary.txt")
-    try:
-        fz = open(summary).read().splitlines()
-        when = datetime.datetime.fromtimestamp(os.path.getmtime(summary),
-                                               datetime.timezone.utc)
-        lines += [f"From the `make fuzz` run that ended {when:%Y-%m-%d %H:%M} UTC.", ""]
-    except OSError:
-        fz = []
+    when, fz = fuzz_summary(build, archive)
+    if when:
+        lines += [f"From the `make fuzz` run that ended {when}.", ""]
     lines += [f"* {x}" for x in fz] or ["No fuzzing run (`make fuzz`) found."]
     lines += ["", "## specd.service", "", security(), ""]
     os.makedirs(os.path.dirname(out), exist_ok=True)
