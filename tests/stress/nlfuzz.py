@@ -113,6 +113,9 @@ class Fuzzer:
                       changed_by_refusal=0, inconsistent=0, no_answer=0, datagrams=0,
                       gso_datagrams=0, by_errno={}, extack={})
         self.bad = []
+        # the root qdisc after the last message, the state before the next
+        # (nothing else writes this device's qdisc); False: dump it again
+        self.state = False
 
     # ---- netlink -------------------------------------------------------------
     def talk(self, mtype, flags, body):
@@ -256,13 +259,14 @@ class Fuzzer:
 
     def one(self):
         r = self.rng
-        before = self.dump()
+        before = self.dump() if self.state is False else self.state
         have = before is not None and before[0] == "redopt"
         x = r.random()
         if x < 0.03 and have:
             err, _ = self.talk(RTM_DELQDISC, 0, self.tcmsg())
             self.c["messages"] += 1
             self.c["accepted" if err == 0 else "refused"] += 1
+            self.state = False
             return
         if not have or x < 0.25:
             mode, flags = ("add", NLM_F_CREATE | NLM_F_EXCL) if not have else \
@@ -272,7 +276,7 @@ class Fuzzer:
         body = self.tcmsg() + nla(TCA_KIND, b"redopt\0") + self.options(mode)
         err, text = self.talk(RTM_NEWQDISC, flags, body)
         self.c["messages"] += 1
-        after = self.dump()
+        after = self.state = self.dump()
         if err:
             self.c["refused"] += 1
             self.c["by_errno"][err] = self.c["by_errno"].get(err, 0) + 1
