@@ -79,7 +79,8 @@ def test_replace_change_del_under_traffic(redopt, dummy, figure):
                   f"qdisc change dev d0 root redopt min {4 + i % 4}",
                   "qdisc del dev d0 root",
                   f"qdisc add dev d0 root redopt {MODEL} flows auto"]
-    batch = os.path.join(lab.TOP, "build", "stress-tc.batch")
+    # the guest's own /tmp: build/ is shared by guests running side by side
+    batch = f"/tmp/{os.uname().release}-stress-tc.batch"
     with open(batch, "w") as f:
         f.write("\n".join(lines) + "\n")
     fl = stresslib.flood(dummy, "10.99.0.2", 3600)
