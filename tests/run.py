@@ -223,11 +223,27 @@ def kernel_reports(path):
     return out
 
 
-def kernel_log_part(kernel, dmesg, out):
-    """One part per guest: its kernel log holds no defect report."""
+def console_reports(console, known):
+    """The defect reports in the guest's console log @console (kernel
+    lines only: those starting with a timestamp) whose first line is not
+    among @known's: a guest that dies in an oops stops before `dmesg -w`
+    writes it, the console has it. None when there is no console log."""
+    if not console or not os.path.exists(console):
+        return []
+    seen = {r.splitlines()[0].strip() for r in known}
+    return [r for r in kernel_reports(console)
+            if re.match(r"\[\s*\d+\.\d+\]", r) and r.splitlines()[0].strip() not in seen]
+
+
+def kernel_log_part(kernel, dmesg, out, console=None):
+    """One part per guest: its kernel log, and the kernel lines of its
+    console log (@console), hold no defect report."""
     reports = kernel_reports(dmesg)
-    for r in reports:
-        out.append(f"kernel report in {os.path.relpath(dmesg, TOP)}:\n{r}")
+    from_console = console_reports(console, reports)
+    for path, rs in ((dmesg, reports), (console, from_console)):
+        for r in rs:
+            out.append(f"kernel report in {os.path.relpath(path, TOP)}:\n{r}")
+    reports += from_console
     ok = not reports
     if reports:
         failures.append(f"vm {kernel} (kernel log): {reports[0].splitlines()[0].strip()}"
@@ -461,7 +477,7 @@ def vm_suite(kernel, select, suite="integration"):
             note = f"{c[4]}; " + note
         note_failures(name, cases, c[4])
     part(name, *c[:3], secs=time.monotonic() - t0, note=note, xfailed=c[3], out=out)
-    kernel_log_part(kernel, dmesg, out)
+    kernel_log_part(kernel, dmesg, out, console=os.path.join(kdir, "console.log"))
     slow = junit_slowest(cases)
     if slow:
         out.append(f"   slowest {kernel}: {slow}")

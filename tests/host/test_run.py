@@ -310,6 +310,28 @@ def test_kernel_log_part_fails_on_a_report(tmp_path):
     assert run.parts[-1][1:3] == (1, 0)
 
 
+def test_kernel_log_part_reads_the_console_of_a_guest_that_died(tmp_path):
+    """A guest that dies in an oops stops before `dmesg -w` writes it: the
+    console log has it; one that is in both counts once."""
+    d, c = tmp_path / "dmesg.log", tmp_path / "console.log"
+    d.write_text(LOG_CLEAN)
+    c.write_text("[ 1455.161440] traps: PANIC: double fault, error_code: 0x0\n"
+                 "[ 1455.164175] Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI\n"
+                 "[ 1455.166236] RIP: 0010:kmem_cache_alloc_node_noprof+0x70/0x330\n"
+                 "[ 1455.172910] ---[ end trace 0000000000000000 ]---\n"
+                 "pytest: WARNING: not a kernel line\n")
+    out = []
+    run.kernel_log_part("k", str(d), out, console=str(c))
+    assert run.parts[-1][1:3] == (0, 1) and "Oops: double fault" in out[0], out
+    assert "console.log" in out[0] and len(out) == 2, out
+    d.write_text("".join(c.read_text().splitlines(True)[:4]))     # the kernel lines
+    out = []
+    run.kernel_log_part("k", str(d), out, console=str(c))
+    assert run.parts[-1][-1] == "1 report(s)", run.parts[-1]
+    run.kernel_log_part("k", str(d), out, console=str(tmp_path / "none.log"))
+    assert run.parts[-1][1:3] == (0, 1)
+
+
 # ---- what a guest that stopped early reported, and the closing list -----
 
 VM_LOG = """specnet-vm: command starts
