@@ -227,7 +227,7 @@ def console_reports(console, known):
     """The defect reports in the guest's console log @console (kernel
     lines only: those starting with a timestamp) whose first line is not
     among @known's: a guest that dies in an oops stops before `dmesg -w`
-    writes it, the console has it. None when there is no console log."""
+    writes it, the console has it. [] when there is no console log."""
     if not console or not os.path.exists(console):
         return []
     seen = {r.splitlines()[0].strip() for r in known}

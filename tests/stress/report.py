@@ -134,7 +134,7 @@ def stress_runs(kdir, adir, run):
         return runs[-1:]
     kept = [r for r in runs if same_code(r["meta"], runs[-1]["meta"], run)]
     for r in runs:
-        if r not in kept and os.path.dirname(r["dir"]) == adir:
+        if all(r is not k for k in kept) and os.path.dirname(r["dir"]) == adir:
             shutil.rmtree(r["dir"])
     return kept
 
