@@ -58,9 +58,10 @@ def stress_select(select):
 
 
 def archive_stress_run(kdir, files, stamp):
-    """Copy a stress run's @files (those that exist) from @kdir to
-    kdir/stress-runs/@stamp, where tests/stress/report.py merges the runs
-    of one commit (a documented-scale run may be made part by part)."""
+    """Copy a stress run's @files (those that exist: its results, kernel
+    log and console log) from @kdir to kdir/stress-runs/@stamp, where
+    tests/stress/report.py merges the runs of one code (a documented-scale
+    run may be made part by part)."""
     dest = os.path.join(kdir, "stress-runs", stamp)
     os.makedirs(dest, exist_ok=True)
     for f in files:
@@ -453,7 +454,8 @@ def vm_suite(kernel, select, suite="integration"):
         rc, text = vm.run(kernel, cmd, timeout=timeout, stream=False, log=log,
                           console=os.path.join(kdir, "console.log"))
     if suite == "stress":
-        archive_stress_run(kdir, (junit, figures, dmesg, run_json), stamp)
+        archive_stress_run(kdir, (junit, figures, dmesg, run_json,
+                                  os.path.join(kdir, "console.log")), stamp)
     cases = junit_cases(junit)
     c = part_verdict(rc, junit_counts(cases))
     note = f"log: {os.path.relpath(log_path, TOP)}"

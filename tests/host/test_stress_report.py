@@ -22,7 +22,8 @@ report = load("specnet_stress_report", "tests/stress/report.py")
 KERNEL = "9.9.9-specnet-test"       # no /boot/config: checkers unknown
 
 
-def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1.0, code=None):
+def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1.0, code=None,
+               console=None):
     """One archived run: @cases {name: None (passed) or failure message}."""
     d = kdir / "stress-runs" / start
     d.mkdir(parents=True)
@@ -33,6 +34,8 @@ def stress_run(kdir, start, commit, cases, figures, dmesg="", select="", scale=1
                                      "</testsuite></testsuites>")
     (d / "figures-stress.json").write_text(json.dumps(figures))
     (d / "dmesg.log").write_text(dmesg)
+    if console is not None:
+        (d / "console.log").write_text(console)
     (d / "vm-stress.run.json").write_text(json.dumps(
         {"commit": commit, "scale": scale, "soak_scale": scale, "select": select,
          "started": start, **({"code": code} if code else {})}))
@@ -89,6 +92,27 @@ def test_runs_are_kept_in_the_repository_and_merge_across_machines(tmp_path):
         json.dumps(["BUG: KASAN: use-after-free in redopt_change"]))
     rc, text = write_report(tmp_path)
     assert rc == 1 and "BUG: KASAN: use-after-free in redopt_change" in text
+
+
+def test_a_guest_that_died_keeps_its_console_report(tmp_path):
+    """A guest that dies in an oops never writes it to dmesg -w's file:
+    the report is taken from the kernel lines of its console log, kept in
+    the copy, and fails the report; a report in both logs counts once."""
+    kdir = tmp_path / "build" / KERNEL
+    oops = ("[  812.5] Oops: general protection fault: 0000 [#1] PREEMPT SMP KASAN\n"
+            "[  812.5] RIP: 0010:redopt_enqueue+0x40/0x300 [sch_redopt]\n"
+            "[  812.6] ---[ end trace 0000000000000000 ]---\n")
+    warn = ("[  100.0] WARNING: CPU: 0 PID: 1 at net/sched/sch_api.c:1 x\n"
+            "[  100.1] ---[ end trace 0000000000000001 ]---\n")
+    stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": None}, {}, code="c0de11111111",
+               dmesg="[  1.0] booted\n" + warn,
+               console="test_a PASSED\n[  1.0] booted\n" + warn + oops)
+    rc, text = write_report(tmp_path)
+    kept = tmp_path / "archive" / KERNEL / "20260102T000000Z"
+    assert "console.log" not in os.listdir(kept), "the logs are not kept"
+    reports = json.loads((kept / "kernel-reports.json").read_text())
+    assert [r.splitlines()[0] for r in reports] == [warn.splitlines()[0], oops.splitlines()[0]]
+    assert rc == 1 and "redopt_enqueue+0x40/0x300" in text
 
 
 def test_runs_of_one_commit_merge_part_by_part(tmp_path):
@@ -195,6 +219,30 @@ def test_run_helpers_of_the_stress_suite(tmp_path):
     kdir = tmp_path / "k"
     kdir.mkdir()
     (kdir / "vm-stress.xml").write_text("<testsuites/>")
+    (kdir / "console.log").write_text("[ 1.0] booted\n")
     dest = run.archive_stress_run(str(kdir), [str(kdir / "vm-stress.xml"),
-                                              str(kdir / "missing.json")], "20260101T000000Z")
-    assert sorted(os.listdir(dest)) == ["vm-stress.xml"]
+                                              str(kdir / "missing.json"),
+                                              str(kdir / "console.log")], "20260101T000000Z")
+    assert sorted(os.listdir(dest)) == ["console.log", "vm-stress.xml"]
+
+
+def test_the_newer_fuzz_summary_is_reported(tmp_path):
+    """build/fuzz/summary.txt replaces the kept copy only when it ended
+    later (compared as times), or when the copy's time cannot be read."""
+    build, adir = tmp_path / "build", tmp_path / "archive"
+    (build / "fuzz").mkdir(parents=True)
+    src = build / "fuzz" / "summary.txt"
+    src.write_text("fuzz_x: 5 executions, 0 crashes\n")
+    os.utime(src, (1_700_000_000, 1_700_000_000))       # 2023-11-14 22:13 UTC
+    adir.mkdir()
+    copy = adir / "fuzz-summary.txt"
+    copy.write_text("2026-11-27 10:59 UTC\nfuzz_x: 99 executions, 0 crashes\n")
+    assert report.fuzz_summary(str(build), str(adir)) == (
+        "2026-11-27 10:59 UTC", ["fuzz_x: 99 executions, 0 crashes"]), "the copy is newer"
+    os.utime(src, (1_800_000_000, 1_800_000_000))       # 2027-01-15 08:00 UTC
+    assert report.fuzz_summary(str(build), str(adir)) == (
+        "2027-01-15 08:00 UTC", ["fuzz_x: 5 executions, 0 crashes"])
+    assert copy.read_text().startswith("2027-01-15 08:00 UTC\n")
+    copy.write_text("27 Nov 2026 10:59 UTC\nfuzz_x: 1 executions, 0 crashes\n")
+    os.utime(src, (1_700_000_000, 1_700_000_000))
+    assert report.fuzz_summary(str(build), str(adir))[0] == "2023-11-14 22:13 UTC"

@@ -84,15 +84,23 @@ def load_stress_run(d, run):
     try:
         reports = json.load(open(os.path.join(d, REPORTS)))
     except (OSError, ValueError):
-        reports = run.kernel_reports(os.path.join(d, "dmesg.log"))
+        reports = log_reports(d, run)
     return {"dir": d, "meta": meta, "cases": run.junit_cases(os.path.join(d, "vm-stress.xml")),
             "figures": figs, "reports": reports}
 
 
+def log_reports(d, run):
+    """The kernel reports of run directory @d: those of its kernel log
+    (dmesg -w), then those only its console log has (a guest that died in
+    an oops: tests/run.py's console_reports())."""
+    reports = run.kernel_reports(os.path.join(d, "dmesg.log"))
+    return reports + run.console_reports(os.path.join(d, "console.log"), reports)
+
+
 def keep_run(d, adir, run):
     """Copy run directory @d into @adir/<its name> unless it is there
-    already or stands alone: KEPT, and the kernel reports of its log as a
-    JSON list (REPORTS). Returns the copy's directory, or None."""
+    already or stands alone: KEPT, and the kernel reports of its kernel
+    and console logs as a JSON list (REPORTS; the logs are not kept). Returns the copy's directory, or None."""
     dest = os.path.join(adir, os.path.basename(d))
     if os.path.isdir(dest):
         return dest
@@ -109,7 +117,7 @@ def keep_run(d, adir, run):
         if os.path.exists(os.path.join(d, f)):
             shutil.copy(os.path.join(d, f), tmp)
     with open(os.path.join(tmp, REPORTS), "w") as f:
-        json.dump(run.kernel_reports(os.path.join(d, "dmesg.log")), f, indent=1)
+        json.dump(log_reports(d, run), f, indent=1)
     os.rename(tmp, dest)
     return dest
 
@@ -152,16 +160,27 @@ def fuzz_summary(build, adir):
     src = os.path.join(build, "fuzz", "summary.txt")
     try:
         lines = [x for x in open(src).read().splitlines() if x.strip()]
-        when = datetime.datetime.fromtimestamp(os.path.getmtime(src), datetime.timezone.utc)
-        when = f"{when:%Y-%m-%d %H:%M} UTC"
+        ended = datetime.datetime.fromtimestamp(os.path.getmtime(src), datetime.timezone.utc)
+        when = f"{ended:%Y-%m-%d %H:%M} UTC"
     except OSError:
         lines = []
-    if lines and (not kept or when > kept[0]):
+    if lines and (not kept or ended.replace(second=0, microsecond=0) > summary_time(kept[0])):
         os.makedirs(adir, exist_ok=True)
         with open(copy, "w") as f:
             f.write("\n".join([when] + lines) + "\n")
         return when, lines
     return (kept[0], kept[1:]) if kept else (None, [])
+
+
+def summary_time(line):
+    """The end time on a kept fuzz summary's first line (as fuzz_summary()
+    writes it); the earliest time when it cannot be read, so that any
+    summary in build/ replaces it."""
+    try:
+        return datetime.datetime.strptime(line, "%Y-%m-%d %H:%M UTC").replace(
+            tzinfo=datetime.timezone.utc)
+    except ValueError:
+        return datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
 
 
 def stands_alone(meta):
