@@ -389,3 +389,25 @@ def test_vm_deadline_holds_when_the_guest_is_silent(monkeypatch):
     rc, text = run.vm.run("k", "true", timeout=2, stream=False, retries=0, cpus=1)
     assert time.monotonic() - t0 < 15, text
     assert rc == 255 and "vm: timeout after 2s" in text, text
+
+
+def test_a_kasan_kernel_boots_without_5_level_paging(tmp_path, monkeypatch):
+    """A KASAN kernel's guest gets `no5lvl` on its command line (a false
+    KASAN report at boot with 5-level paging: vm.kernel_params()); a
+    kernel without KASAN, such as Debian's, gets nothing."""
+    (tmp_path / "config-9.9-debug").write_text("CONFIG_X86_5LEVEL=y\nCONFIG_KASAN=y\n")
+    (tmp_path / "config-9.9-prod").write_text("# CONFIG_KASAN is not set\n")
+    assert run.vm.kernel_params("9.9-debug", boot=str(tmp_path)) == ["no5lvl"]
+    assert run.vm.kernel_params("9.9-prod", boot=str(tmp_path)) == []
+    assert run.vm.kernel_params("9.9-none", boot=str(tmp_path)) == []
+    import glob
+    images = sorted(glob.glob("/boot/vmlinuz-*-amd64"))
+    assert images, "make setup installs Debian's kernels"
+    kernel = images[0][len("/boot/vmlinuz-"):]
+    assert run.vm.kernel_params(kernel) == [], "Debian's kernels have no KASAN"
+    argv, _ = run.vm.vng_argv(kernel, "true", kvm=False)
+    assert "--append" not in argv
+    monkeypatch.setattr(run.vm, "kernel_params", lambda k: ["no5lvl"])
+    argv, _ = run.vm.vng_argv(kernel, "true", kvm=False)
+    i = argv.index("--append")
+    assert argv[i + 1] == "no5lvl" and i < argv.index("--exec"), argv
