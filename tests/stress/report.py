@@ -100,7 +100,8 @@ def log_reports(d, run):
 def keep_run(d, adir, run):
     """Copy run directory @d into @adir/<its name> unless it is there
     already or stands alone: KEPT, and the kernel reports of its kernel
-    and console logs as a JSON list (REPORTS; the logs are not kept). Returns the copy's directory, or None."""
+    and console logs as a JSON list (REPORTS; the logs are not kept).
+    Returns the copy's directory, or None."""
     dest = os.path.join(adir, os.path.basename(d))
     if os.path.isdir(dest):
         return dest
