@@ -236,11 +236,17 @@ def console_reports(console, known):
             if re.match(r"\[\s*\d+\.\d+\]", r) and r.splitlines()[0].strip() not in seen]
 
 
+def guest_reports(dmesg, console):
+    """A guest's defect reports: those of its kernel log @dmesg, and those
+    only the kernel lines of its console log @console have."""
+    reports = kernel_reports(dmesg)
+    return reports, console_reports(console, reports)
+
+
 def kernel_log_part(kernel, dmesg, out, console=None):
     """One part per guest: its kernel log, and the kernel lines of its
     console log (@console), hold no defect report."""
-    reports = kernel_reports(dmesg)
-    from_console = console_reports(console, reports)
+    reports, from_console = guest_reports(dmesg, console)
     for path, rs in ((dmesg, reports), (console, from_console)):
         for r in rs:
             out.append(f"kernel report in {os.path.relpath(path, TOP)}:\n{r}")
@@ -450,12 +456,12 @@ def vm_suite(kernel, select, suite="integration"):
            f"{env}{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
            f"--junitxml={junit}{sel} tests/{suite}")
     log_path = os.path.join(kdir, "vm.log")
+    console = os.path.join(kdir, "console.log")
     with open(log_path, "w") as log:
         rc, text = vm.run(kernel, cmd, timeout=timeout, stream=False, log=log,
-                          console=os.path.join(kdir, "console.log"))
+                          console=console)
     if suite == "stress":
-        archive_stress_run(kdir, (junit, figures, dmesg, run_json,
-                                  os.path.join(kdir, "console.log")), stamp)
+        archive_stress_run(kdir, (junit, figures, dmesg, run_json, console), stamp)
     cases = junit_cases(junit)
     c = part_verdict(rc, junit_counts(cases))
     note = f"log: {os.path.relpath(log_path, TOP)}"
@@ -479,7 +485,7 @@ def vm_suite(kernel, select, suite="integration"):
             note = f"{c[4]}; " + note
         note_failures(name, cases, c[4])
     part(name, *c[:3], secs=time.monotonic() - t0, note=note, xfailed=c[3], out=out)
-    kernel_log_part(kernel, dmesg, out, console=os.path.join(kdir, "console.log"))
+    kernel_log_part(kernel, dmesg, out, console=console)
     slow = junit_slowest(cases)
     if slow:
         out.append(f"   slowest {kernel}: {slow}")

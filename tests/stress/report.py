@@ -93,8 +93,9 @@ def log_reports(d, run):
     """The kernel reports of run directory @d: those of its kernel log
     (dmesg -w), then those only its console log has (a guest that died in
     an oops: tests/run.py's console_reports())."""
-    reports = run.kernel_reports(os.path.join(d, "dmesg.log"))
-    return reports + run.console_reports(os.path.join(d, "console.log"), reports)
+    reports, from_console = run.guest_reports(os.path.join(d, "dmesg.log"),
+                                              os.path.join(d, "console.log"))
+    return reports + from_console
 
 
 def keep_run(d, adir, run):
