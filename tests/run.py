@@ -386,10 +386,15 @@ def tree_commit():
     return specnet_lab.git_commit(TOP)
 
 
-# paths that do not change what a guest runs or what it reports: a run
-# made in parts merges across commits that only touched these
+# paths that do not change what a stress guest runs or what it reports: a
+# run made in parts merges across commits that only touched these. The
+# integration suite's test modules are listed one by one: the stress suite
+# loads its conftest and test_specd.py (tests/stress/*.py name them; a host
+# test keeps the two lists apart)
 NOT_CODE = ("docs/", "README.md", "CHANGELOG.md", "man/", "tests/host/", "tests/run.py",
-            "tests/stress/report.py")
+            "tests/stress/report.py", "tests/integration/test_bench.py",
+            "tests/integration/test_cpecn.py", "tests/integration/test_redopt.py",
+            "tests/integration/test_spec.py", "tests/integration/test_tp.py")
 
 
 def tree_code(commit="HEAD"):

@@ -5,6 +5,7 @@ merge of the runs of one commit, on synthetic run directories."""
 import importlib.util
 import json
 import os
+import re
 import subprocess
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -146,6 +147,29 @@ def test_runs_of_one_code_merge_across_docs_commits(tmp_path):
     assert "Merged from 2 runs of one code at commits abc1234, def5678" in text
     assert "| test_a: n | 40 |" in text and "| test_b: n | 200 |" in text
     assert "7777777" not in text, "a run of other code is not merged"
+
+
+def test_not_code_holds_no_module_a_stress_guest_runs():
+    """The integration test modules NOT_CODE lists are ones the stress
+    suite never loads: no tests/stress file and no module it loads from
+    tests/integration (stresslib.load(..., "../integration/X")) names them,
+    so a change to one cannot change what a stress run measured."""
+    listed = [p for p in run.NOT_CODE if p.startswith("tests/integration/")]
+    assert listed and all(p.endswith(".py") for p in listed), listed
+    stress = os.path.join(TOP, "tests", "stress")
+    texts = {}
+    for name in os.listdir(stress):
+        if name.endswith(".py") and name != "report.py":
+            texts[name] = open(os.path.join(stress, name)).read()
+    loaded = {m for t in texts.values()
+              for m in re.findall(r"\.\./integration/([\w.]+\.py)", t)}
+    assert "conftest.py" in loaded and "test_specd.py" in loaded, loaded
+    for m in loaded:
+        texts[f"integration/{m}"] = open(os.path.join(TOP, "tests", "integration", m)).read()
+    for p in listed:
+        mod = os.path.basename(p)[:-3]
+        users = [n for n, t in texts.items() if re.search(rf"\b{mod}\b", t)]
+        assert not users, f"{p} is in NOT_CODE but the stress suite loads it: {users}"
 
 
 def test_code_identity_ignores_docs_and_host_tests(tmp_path, monkeypatch):
