@@ -240,9 +240,9 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_25pct(tp, figure):
 
     One measurement, no second attempt: goodput is the receiver's
     (end.sum_received), and tp must get at least 0.75x Reno's: a flow that
-    gives up a quarter of the link to avoid retransmissions fails. The
-    paper's "within 10%" is a figure of the bench (`onoff` scenario, its
-    target line, medians over repetitions), not of one 30 s pair under TCG:
+    gives up a quarter of the link to avoid retransmissions fails. The 10%
+    target is the bench's (`onoff` scenario, its target line, medians over
+    repetitions), not one 30 s pair's under TCG:
     single pairs measured 0.95-1.00 in nine runs, 0.88 and 0.85 once each,
     and 0.83 once with the emulator short of CPU (Reno plus the background
     filled 0.89 of the link where 0.95 is usual). The comparison holds
