@@ -236,6 +236,26 @@ def console_reports(console, known):
             if re.match(r"\[\s*\d+\.\d+\]", r) and r.splitlines()[0].strip() not in seen]
 
 
+# A report the emulator makes, not the kernel under test: x86's #DB
+# handler warns when a single-step trap (DR6.BS) arrives in kernel mode,
+# where only kprobes and KGDB single-step, and its comment names QEMU as a
+# known cause (arch/x86/kernel/traps.c, exc_debug_kernel()). A TCG guest
+# can take such a trap with no debugger attached; nothing in this project
+# sets EFLAGS.TF. Such a report is printed whole and counted apart; it
+# fails nothing.
+EMULATOR_ARTIFACT = re.compile(
+    r"WARNING: CPU: \d+ PID: \d+ at arch/x86/kernel/traps\.c:\d+ exc_debug_kernel\+")
+
+
+def split_artifacts(reports):
+    """@reports (kernel_reports()) split into (defects, emulator artifacts):
+    a report whose first line matches EMULATOR_ARTIFACT is an artifact."""
+    defects, artifacts = [], []
+    for r in reports:
+        (artifacts if EMULATOR_ARTIFACT.search(r.splitlines()[0]) else defects).append(r)
+    return defects, artifacts
+
+
 def guest_reports(dmesg, console):
     """A guest's defect reports: those of its kernel log @dmesg, and those
     only the kernel lines of its console log @console have."""
@@ -247,16 +267,24 @@ def kernel_log_part(kernel, dmesg, out, console=None):
     """One part per guest: its kernel log, and the kernel lines of its
     console log (@console), hold no defect report."""
     reports, from_console = guest_reports(dmesg, console)
+    artifacts = []
     for path, rs in ((dmesg, reports), (console, from_console)):
-        for r in rs:
+        defects, apart = split_artifacts(rs)
+        for r in defects:
             out.append(f"kernel report in {os.path.relpath(path, TOP)}:\n{r}")
-    reports += from_console
+        for r in apart:
+            out.append(f"emulator artifact (not counted: EMULATOR_ARTIFACT in tests/run.py) "
+                       f"in {os.path.relpath(path, TOP)}:\n{r}")
+        artifacts += apart
+    reports = split_artifacts(reports + from_console)[0]
     ok = not reports
     if reports:
         failures.append(f"vm {kernel} (kernel log): {reports[0].splitlines()[0].strip()}"
                         + (f" (and {len(reports) - 1} more)" if len(reports) > 1 else ""))
-    part(f"vm {kernel} (kernel log)", int(ok), int(not ok),
-         note="no report" if ok else f"{len(reports)} report(s)", out=out)
+    note = "no report" if ok else f"{len(reports)} report(s)"
+    if artifacts:
+        note += f", {len(artifacts)} emulator artifact(s)"
+    part(f"vm {kernel} (kernel log)", int(ok), int(not ok), note=note, out=out)
 
 
 CASES_LINE = r"^{}: (\d+) passed, (\d+) failed$"

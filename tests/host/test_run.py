@@ -299,6 +299,38 @@ def test_kasan_and_unreadable_log_reported(tmp_path):
     assert run.kernel_reports(str(tmp_path / "missing.log"))[0].startswith("kernel log not")
 
 
+# The x86 #DB handler's warning on a single-step trap in kernel mode, as a
+# TCG guest printed it (6.12): an emulator artifact, not a defect.
+LOG_DB_STEP = LOG_CLEAN + """[ 1759.102790] ------------[ cut here ]------------
+[ 1759.102796] WARNING: CPU: 0 PID: 7620 at arch/x86/kernel/traps.c:1120 exc_debug_kernel+0xca/0x160
+[ 1759.102800] Modules linked in: sch_redopt(OE) tcp_spec(OE)
+[ 1759.102810] RIP: 0010:exc_debug_kernel+0xca/0x160
+[ 1759.102820] ---[ end trace 0000000000000000 ]---
+"""
+
+
+def test_kernel_log_part_counts_the_emulators_single_step_trap_apart(tmp_path):
+    """The #DB handler's single-step warning is printed whole and fails
+    nothing; a real warning beside it still fails the part, and the same
+    warning from any other place is a defect."""
+    p = tmp_path / "dmesg.log"
+    p.write_text(LOG_DB_STEP)
+    out = []
+    run.kernel_log_part("k", str(p), out)
+    assert run.parts[-1][1:3] == (1, 0), out
+    assert "no report, 1 emulator artifact(s)" in out[-1], out
+    assert any(o.startswith("emulator artifact") and "exc_debug_kernel+0xca" in o
+               for o in out), out
+    out = []
+    p.write_text(LOG_DB_STEP + LOG_WARN[len(LOG_CLEAN):])
+    run.kernel_log_part("k", str(p), out)
+    assert run.parts[-1][1:3] == (0, 1) and "1 report(s), 1 emulator artifact(s)" in out[-1], out
+    out = []
+    p.write_text(LOG_DB_STEP.replace("exc_debug_kernel+0xca", "exc_debug_user+0xca"))
+    run.kernel_log_part("k", str(p), out)
+    assert run.parts[-1][1:3] == (0, 1), out
+
+
 def test_kernel_log_part_fails_on_a_report(tmp_path):
     p = tmp_path / "dmesg.log"
     p.write_text(LOG_WARN)

@@ -216,6 +216,18 @@ def test_a_kernel_report_in_any_merged_run_fails_the_report(tmp_path):
     assert "BUG: KASAN: slab-out-of-bounds in redopt_enqueue" in text
 
 
+def test_the_emulators_single_step_trap_is_shown_and_not_counted(tmp_path):
+    kdir = tmp_path / "build" / KERNEL
+    stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": None}, {},
+               dmesg="[ 9.0] WARNING: CPU: 1 PID: 77 at arch/x86/kernel/traps.c:1120 "
+                     "exc_debug_kernel+0xca/0x160\n[ 9.1] ---[ end trace 0 ]---\n")
+    rc, text = write_report(tmp_path)
+    assert rc == 0, text
+    assert "Kernel reports in the guest's log: 0." in text
+    assert "Emulator artifacts, printed below and not counted" in text
+    assert "exc_debug_kernel+0xca/0x160" in text
+
+
 def test_a_modified_tree_stands_alone(tmp_path):
     kdir = tmp_path / "build" / KERNEL
     stress_run(kdir, "20260102T000000Z", "abc1234", {"test_a": "boom"}, {})

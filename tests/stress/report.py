@@ -273,6 +273,7 @@ def main(kernels, build=None, out=None, archive=None):
     for k in kernels:
         runs = stress_runs(os.path.join(build, k), os.path.join(archive, k), run)
         cases, figs, reports, earlier = merge_runs(runs)
+        reports, artifacts = run.split_artifacts(reports)
         had_cases = any(r["cases"] is not None for r in runs)
         counts = run.junit_counts(cases) if had_cases else None
         total_reports += len(reports)
@@ -321,10 +322,14 @@ def main(kernels, build=None, out=None, archive=None):
             for when, name, why in earlier:
                 lines.append(f"* failed in the earlier run {when}: `{name}`: {why}")
         lines.append(f"Kernel reports in the guest's log: {len(reports)}.")
+        if artifacts:
+            lines.append(f"Emulator artifacts, printed below and not counted (a single-step "
+                         f"trap in kernel mode, `EMULATOR_ARTIFACT` in tests/run.py): "
+                         f"{len(artifacts)}.")
         lines += ["", "| figure | value |", "|---|---|"]
         for name, v in figs.items():
             lines.append(f"| {name} | {json.dumps(v) if not isinstance(v, str) else v} |")
-        for r in reports:
+        for r in reports + artifacts:
             lines += ["", "```", r, "```"]
         lines.append("")
     lines += ["## Userspace parsers (libFuzzer, ASan + UBSan)", ""]
