@@ -520,6 +520,29 @@ def test_cpecn_target_is_the_ratio_to_wecn_with_the_papers_figure(tmp_path):
             ) in bench.targets(recs)
 
 
+def test_onoff_target_tp_beside_reno_goodput_and_retransmissions(tmp_path):
+    # 30 sources: tp/reno goodput inside each repetition 8.8/10, 9.5/10,
+    # 9.6/10 = 0.88, 0.95, 0.96, median 0.95: met by 0.05; retransmitted
+    # fractions (segments of 1448 bytes over bytes sent) tp 0.01, 0.01,
+    # 0.03 against reno's 0.02: 0.5, 0.5, 1.5x, median 0.50: met by 0.50
+    recs = []
+    for rep, g, rt in ((1, 8.8e6, 1), (2, 9.5e6, 1), (3, 9.6e6, 3)):
+        for cc, gg, n in (("tp", g, rt), ("reno", 10e6, 2)):
+            r = rec("onoff", 30, cc, rep, gg, ceil=19e6)
+            r.update(retransmits=n * 100, bytes_sent=1448 * 10000)
+            recs.append(r)
+    valid(recs, tmp_path)
+    tl = bench.targets(recs)
+    assert ("- onoff, 30 sources: tp's goodput >= 0.9x reno's: 0.95 [0.88-0.96]x reno "
+            "(3 reps), target >= 0.90: met by 0.05") in tl
+    assert ("- onoff, 30 sources: tp's retransmitted fraction below reno's: 0.50 "
+            "[0.50-1.50]x reno's (0.0100 [0.0100-0.0300], reno 0.0200 [0.0200-0.0200]) "
+            "(3 reps), target <= 1.00: met by 0.50") in tl
+    # tp alone (the tiny suite): no line
+    assert not [x for x in bench.targets([r for r in recs if r["cc"] == "tp"])
+                if "onoff" in x]
+
+
 def test_expected_line_tells_done_from_skipped():
     bs = [[dict(seconds=60, scenario="geo")]]
     assert bench.expected_line("geo", bs, 4, 1, 2) == (
