@@ -36,13 +36,14 @@ void specctl_status_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: specctl status [-c CONFIG | --state FILE] [--json]\n"
-		"  -c, --config FILE  specd's config, for its state_file (default %s)\n"
+		"  -c, --config FILE  show the state file that specd's config FILE names\n"
+		"                     (its state_file)\n"
 		"  --state FILE       the state file itself (default %s)\n"
 		"  --json             one JSON object: running, pid, written, config,\n"
 		"                     destinations [{destination, verdict, evidence, age_s,\n"
 		"                     expires_in_s, cc, ecn, route, table, note}]\n"
 		"Exit: 0 specd running, 3 not running (the last state is still shown),\n"
-		"2 bad input.\n", SPECD_DEFAULT_CONF, SPECD_DEFAULT_STATE);
+		"2 bad input.\n", SPECD_DEFAULT_STATE);
 }
 
 /* the pid is alive and its command is specd */
