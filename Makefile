@@ -5,10 +5,14 @@
 #   make setup           install everything the project needs (idempotent, root)
 #   make test            host unit tests, then the VM suite on every supported kernel
 #   make demo            the lossy satellite-link scenario in the VM (results/ + PNG)
+#   make bench           the benchmark suite in the VM: SUITE=headline (default),
+#                        full, red or tiny, or SCENARIO=<name>; published under
+#                        docs/results/bench-<name>/ (long)
 #   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
 #   make cost            per-update / ACK / packet instruction counts (callgrind, host)
 #   make stress          make fuzz, then the stress suite and a soak in the VM on
-#                        debug kernels (KASAN, kmemleak, lockdep; built once) (long)
+#                        debug kernels (KASAN, kmemleak, lockdep; built once) (long);
+#                        make stress-run K=<expr> runs a part of it
 #   make fuzz            the userspace parsers under libFuzzer + ASan/UBSan, each
 #                        for FUZZ_SECONDS (default 600); any report fails it
 #   make install         modules into /lib/modules/<release>/updates/dkms + depmod,
@@ -63,7 +67,7 @@ EXTRA    ?=
 all: modules userspace
 
 help:
-	@sed -n '3,19p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,23p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
 
 define modules_for
 modules: modules-$(1)
@@ -189,9 +193,9 @@ endif
 # scenario with its full set of cases. BENCH_OUT is the results directory: a
 # run stopped half way resumes when given the same one at the same commit
 # (SCENARIO runs use a fixed one by default, so they resume; a run of another
-# commit is kept aside as results.<commit>.json and the run starts over). BENCH_ARGS for more (e.g.
-# --seconds 30 --reps 5). The summary and plots are published under
-# docs/results/bench-<suite or scenario>/.
+# commit is kept aside as results.<commit>.json and the run starts over).
+# BENCH_ARGS for more (e.g. --seconds 30 --reps 5). The summary and plots
+# are published under docs/results/bench-<suite or scenario>/.
 SUITE ?= headline
 BENCH_NAME = $(if $(SCENARIO),$(SCENARIO),$(SUITE))
 BENCH_STAMP := $(shell date -u +%Y%m%dT%H%M%SZ)
