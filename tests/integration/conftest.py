@@ -31,19 +31,28 @@ def _figures_file():
     yield
 
 
+_FIGURE_OWNERS = {}
+
+
 @pytest.fixture
 def figure(request):
     """figure(name, value): record a measured figure; `make test` prints
-    them after the VM part (build/<release>/figures-<suite>.json)."""
+    them after the VM part (build/<release>/figures-<suite>.json). A figure
+    is keyed by the test's name: two modules' tests of the same name must
+    name their figures apart (the second would overwrite the first), and a
+    figure recorded under one key by two tests fails the second."""
     import json
 
     def rec(name, value):
+        key = f"{request.node.name}: {name}"
+        owner = _FIGURE_OWNERS.setdefault(key, request.node.nodeid)
+        assert owner == request.node.nodeid, f"figure '{key}' already recorded by {owner}"
         try:
             with open(FIGURES) as f:
                 data = json.load(f)
         except (OSError, ValueError):
             data = {}
-        data[f"{request.node.name}: {name}"] = value
+        data[key] = value
         with open(FIGURES, "w") as f:
             json.dump(data, f, indent=1)
     return rec

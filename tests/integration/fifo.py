@@ -90,7 +90,7 @@ def assert_safe(r, figure, cc):
     offered, @cc's cwnd within 2x of what the path holds (BDP plus the
     FIFO), its retransmitted fraction under 5%."""
     figure(f"{cc} share vs cubic", round(r["share"], 3))
-    figure("fifo drops per packet", round(r["drop_frac"], 5))
+    figure(f"fifo drops per packet with {cc}", round(r["drop_frac"], 5))
     figure(f"{cc} max cwnd (path holds {BDP_PKTS + FIFO_PKTS:.0f})", r["max_cwnd"])
     figure(f"{cc} / cubic retransmitted fraction",
            f"{r['retx']:.4f} / {r['rival_retx']:.4f}")
