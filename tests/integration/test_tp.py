@@ -244,10 +244,10 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_25pct(tp, figure):
     (end.sum_received), and tp must get at least 0.75x Reno's: a flow that
     gives up a quarter of the link to avoid retransmissions fails. The 10%
     target is the bench's (`onoff` scenario, its target line, medians over
-    repetitions), not one 30 s pair's under TCG:
-    single pairs measured 0.95-1.00 in nine runs, 0.88 and 0.85 once each,
-    and 0.83 once with the emulator short of CPU (Reno plus the background
-    filled 0.89 of the link where 0.95 is usual). The comparison holds
+    repetitions), not one 30 s pair's under TCG: single pairs measured
+    0.95-1.00 in nine runs, 0.88 and 0.85 once each, and 0.83 once with the
+    emulator short of CPU (Reno plus the background filled 0.89 of the link
+    where 0.95 is usual). The comparison holds
     only if the reference Reno flow plus the background fill most of the
     link (>= 0.8; 0.95 measured since the runs are sequential): a run that
     does not measured the emulator, and fails as such."""
