@@ -47,6 +47,9 @@ def qemu_version():
         return "missing"
 
 
+KVM_PROBE_S = 90      # the KVM probe's guest: seconds to print its marker
+
+
 def kvm_usable(kernel):
     """Probe once whether QEMU can start a KVM guest here; cache the answer."""
     if os.environ.get("SPECNET_KVM") in ("0", "1"):
@@ -63,14 +66,25 @@ def kvm_usable(kernel):
     except (OSError, ValueError):
         pass
     marker = "specnet-kvm-ok"
+    # vng runs qemu as its child: a timeout that killed vng alone left the
+    # probe's guest running, under TCG a core's worth for minutes, beside
+    # the guests of the run; the probe gets its own process group, killed
+    # whole
+    p = subprocess.Popen([VNG, "--run", f"/boot/vmlinuz-{kernel}", "--cpus", "1",
+                          "--memory", "512M", "--exec", f"echo {marker}"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         stdin=subprocess.DEVNULL, env=vng_env(), start_new_session=True)
     try:
-        p = subprocess.run([VNG, "--run", f"/boot/vmlinuz-{kernel}", "--cpus", "1",
-                            "--memory", "512M", "--exec", f"echo {marker}"],
-                           capture_output=True, text=True, timeout=90,
-                           stdin=subprocess.DEVNULL, env=vng_env())
-        ok = marker in p.stdout
+        out = p.communicate(timeout=KVM_PROBE_S)[0]
+        ok = marker in out
     except subprocess.TimeoutExpired:
         ok = False
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.communicate()
     os.makedirs(BUILD, exist_ok=True)
     with open(cache, "w") as f:
         f.write(f"{key}\n{'yes' if ok else 'no'}\n")
