@@ -189,6 +189,10 @@ enum spec_counter {
 				 */
 	SPEC_CNT_HYSTART,	/* first slow starts ended by an RTT rise */
 	SPEC_CNT_STEP,		/* min RTT moved up with a path step */
+	SPEC_CNT_LATE,		/* corruption episodes a later loss with a
+				 * standing queue (or the breaker) turned
+				 * into a congestion reduction
+				 */
 	SPEC_CNT_MAX
 };
 
@@ -205,6 +209,7 @@ static const char * const spec_counter_names[SPEC_CNT_MAX] = {
 	[SPEC_CNT_ECE_DRAIN]	= "ece_draining",
 	[SPEC_CNT_HYSTART]	= "hystart_exits",
 	[SPEC_CNT_STEP]		= "path_steps",
+	[SPEC_CNT_LATE]		= "late_congestion",
 };
 
 static const struct specnet_counters_def spec_counters = {
@@ -912,6 +917,47 @@ static void spec_set_pacing_rate(struct sock *sk)
 		   min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate)));
 }
 
+/*
+ * A corruption episode still open (its recovery not over) has reduced
+ * nothing, and on a long lossy path its recovery can last for seconds: the
+ * losses come faster than the retransmissions repair them, and the stack
+ * asks for no new verdict until the recovery ends. A loss newly detected
+ * (@losses) while the queue the flow sees stands at the threshold (or
+ * with the breaker tripped: qd_loss_verdict()) is congestion now, as a
+ * later ECE is (spec_in_ack_event()): the reduction the first loss did
+ * not make starts from the window now, with PRR, to what a loss with that
+ * evidence would have taken it to. Not once ECN has shown that the
+ * bottleneck marks (a mark, not a queue, is congestion then). Returns
+ * true when it reduces.
+ */
+static bool spec_late_congestion(struct sock *sk, u32 losses)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	struct qd_params qdp;
+	enum qd_verdict qv;
+	u32 w;
+
+	if (!losses || !ca->ss_pending || ca->ece_seen || ca->reducing ||
+	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery ||
+	    !specnet_ecn_ok(tp))
+		return false;
+	specnet_qd_params_read(&specnet_qd, &qdp);
+	qv = qd_late_verdict(&ca->qd, &qdp);
+	if (qv == QD_QUIET)
+		return false;
+	w = tcp_snd_cwnd(tp);
+	ca->spec_live = 0;
+	ca->restore = 0;
+	ca->ss_pending = 0;
+	cubic_congestion(&ca->cubic, w, qd_path_bdp(&ca->qd));
+	tp->snd_ssthresh = qv == QD_DELAY ? qd_reduced_cwnd(&ca->qd, &qdp, w) :
+			   spec_target_ssthresh(SPEC_CONG_DELAY, w, 0, false);
+	spec_prr_start(sk);
+	spec_count(sk, SPEC_CNT_LATE);
+	return true;
+}
+
 /* Once per ACK, after the stack's loss recovery, in place of its PRR and
  * cong_avoid: a congestion reduction runs PRR, a recovery guessed
  * corruption keeps the window, anything else grows as Reno
@@ -925,7 +971,8 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
 	bool una = after(tp->snd_una, ca->prior_una);
 
 	ca->prior_una = tp->snd_una;
-	if (ca->reducing && tcp_in_cwnd_reduction(sk)) {
+	if (spec_late_congestion(sk, rs->losses) ||
+	    (ca->reducing && tcp_in_cwnd_reduction(sk))) {
 		spec_prr(sk, acked, una && !rs->losses);
 	} else if (ca->ss_pending &&
 		   inet_csk(sk)->icsk_ca_state == TCP_CA_Recovery) {

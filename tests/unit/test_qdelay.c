@@ -194,6 +194,61 @@ static void test_verdict(void)
 	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "375 ms at 64 kbit/s");
 }
 
+/* A loss in a recovery still open: the last complete round's least sample
+ * began before the queue rose; the round under way shows it once it holds
+ * QD_LATE_SAMPLES samples (a GEO path, 600 ms: threshold 150 ms).
+ */
+static void test_late_verdict(void)
+{
+	struct qd_state s;
+	int i;
+
+	qd_init(&s);
+	qd_ack(&s, &P, 0, 0, 1000);
+	qd_rtt_sample(&s, &P, 0, 600000);
+	qd_ack(&s, &P, 1000, 0, 1000);
+	qd_rtt_sample(&s, &P, 10, 610000);
+	qd_ack(&s, &P, 2000, 0, 1000);	/* a round of 10 ms of queue */
+	/* the queue has not drained under 5 ms lately: the AQM rule is out */
+	s.floor_q = qd_floor_level(&s, 610000);
+	CHECK(qd_delay_us(&s) == 10000, "queue %u", qd_delay_us(&s));
+	for (i = 0; i < QD_LATE_SAMPLES - 1; i++)
+		qd_rtt_sample(&s, &P, 20 + i, 800000 + i);
+	CHECK(qd_late_verdict(&s, &P) == QD_QUIET,
+	      "%d samples of 200 ms are not yet a queue", QD_LATE_SAMPLES - 1);
+	qd_rtt_sample(&s, &P, 40, 760000);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET,
+	      "an ordinary loss reads the last complete round: 10 ms");
+	CHECK(qd_late_verdict(&s, &P) == QD_DELAY,
+	      "%d samples, the least 160 ms over the minimum",
+	      QD_LATE_SAMPLES);
+	qd_rtt_sample(&s, &P, 50, 740000);
+	CHECK(qd_late_verdict(&s, &P) == QD_QUIET,
+	      "the round's least 140 ms: under the threshold");
+	qd_ack(&s, &P, 3000, 0, 1000);	/* that round completes: 140 ms */
+	CHECK(qd_late_verdict(&s, &P) == QD_QUIET && s.rnd_samples == 0,
+	      "a new round without samples reads the last: 140 ms");
+	s.tripped = 1;
+	CHECK(qd_late_verdict(&s, &P) == QD_BREAKER && !s.tripped,
+	      "a tripped breaker is consumed");
+	/* a floor drained under 5 ms: 140 ms is an AQM's queue to an
+	 * ordinary loss, no evidence to a late one
+	 */
+	s.floor_q = 0;
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "AQM rule, ordinary loss");
+	CHECK(qd_late_verdict(&s, &P) == QD_QUIET, "no AQM rule, late loss");
+	/* a round under way at 200 ms over the minimum: a queue, unless it
+	 * is a candidate path step under check
+	 */
+	for (i = 0; i < QD_LATE_SAMPLES; i++)
+		qd_rtt_sample(&s, &P, 60 + i, 800000);
+	CHECK(qd_late_verdict(&s, &P) == QD_DELAY, "200 ms");
+	s.step_chk = QD_STEP_ROUNDS;
+	CHECK(qd_late_verdict(&s, &P) == QD_QUIET, "200 ms, a step's check");
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY,
+	      "an ordinary loss: the AQM rule as before");
+}
+
 /* One breaker interval of @n packets, @lost of them lost, at queue @q_us
  * over a 100 ms min RTT (1 packet/ms).
  */
@@ -683,6 +738,7 @@ int main(void)
 	RUN(test_round_delay);
 	RUN(test_thresh);
 	RUN(test_verdict);
+	RUN(test_late_verdict);
 	RUN(test_breaker);
 	RUN(test_cap);
 	RUN(test_reduced);

@@ -117,6 +117,7 @@
 #define QD_FLOOR_SHIFT		4	/* the floor rises by 1/16 of the gap */
 #define QD_FLOOR_NONE		0xfffU	/* floor_q: no floor */
 #define QD_STEP_MAX		0xffffU	/* step_last's and the floor's top */
+#define QD_LATE_SAMPLES		8	/* a round under way's least: a queue */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
 #define QD_LOSS_US_MIN		100
@@ -547,10 +548,13 @@ static inline bool qd_min_drained(const struct qd_state *s, u32 aqm_us)
  * The evidence a loss event has; consumes a tripped breaker. A queue of
  * at least the threshold is congestion; one of at least an AQM's
  * (qd_aqm_us()) is congestion where the flow has seen its queue drain to
- * the minimum lately (qd_min_drained()).
+ * the minimum lately (qd_min_drained()). The queue is the last complete
+ * round's (qd_delay_us()). With @late (qd_late_verdict()), the larger of
+ * that and the least sample of the round under way once it holds
+ * QD_LATE_SAMPLES samples, and only a standing queue counts.
  */
-static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
-					      const struct qd_params *p)
+static inline enum qd_verdict qd_verdict_at(struct qd_state *s,
+					    const struct qd_params *p, bool late)
 {
 	u32 q, aqm;
 
@@ -564,12 +568,49 @@ static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
 	if (s->min_rtt_us == QD_NONE)
 		return QD_QUIET;
 	q = qd_delay_us(s);
+	if (late && s->step_chk)
+		return QD_QUIET;	/* a jump the step check will judge */
+	if (late && s->rnd_samples >= QD_LATE_SAMPLES &&
+	    s->rnd_rtt_us != QD_NONE && s->rnd_rtt_us > s->min_rtt_us)
+		q = max_t(u32, q, s->rnd_rtt_us - s->min_rtt_us);
 	if (q >= qd_thresh_us(s, p))
 		return QD_DELAY;
+	if (late)
+		return QD_QUIET;
 	aqm = qd_aqm_us(s, p);
 	if (q >= aqm && qd_min_drained(s, aqm))
 		return QD_DELAY;
 	return QD_QUIET;
+}
+
+/* The evidence a loss event has (qd_verdict_at()). */
+static inline enum qd_verdict qd_loss_verdict(struct qd_state *s,
+					      const struct qd_params *p)
+{
+	return qd_verdict_at(s, p, false);
+}
+
+/*
+ * The evidence of a loss found while a recovery judged corruption is still
+ * open: a tripped breaker, or a standing queue (at least the threshold),
+ * read as the larger of the last complete round's least sample and the
+ * least of the round under way once that holds QD_LATE_SAMPLES samples.
+ * A recovery on a long lossy path can last for seconds; the last complete
+ * round began before the queue rose, and its least sample lags the queue
+ * by up to two RTTs (more than a second on a GEO path), while every sample
+ * of the round under way already shows it. Not while a candidate path
+ * step is being checked (qd_step_sample()): a LEO handover comes with a
+ * loss burst, and the longer path would read as queue until the check
+ * moves the minimum. An AQM's queue (qd_aqm_us())
+ * is no evidence here: on a GEO path with 10% corruption, where the
+ * recoveries run back to back, a few ms of the flow's own queue (or of
+ * the emulator's jitter) then cut the window at every episode, to half
+ * the path's BDP.
+ */
+static inline enum qd_verdict qd_late_verdict(struct qd_state *s,
+					      const struct qd_params *p)
+{
+	return qd_verdict_at(s, p, true);
 }
 
 /* The packets @ns_per_pkt (> 0) apart that fit in @us, at most QD_NONE. */
