@@ -50,6 +50,11 @@
  *     from the window at the mark or the pre-loss one if larger. Neither
  *     reduces a window below 7/8 of what the path delivers in a min RTT
  *     (the marked queue is draining; counted in ece_draining).
+ *   A loss later in a recovery guessed corruption, found with a standing
+ *     queue or the breaker tripped (qd_late_verdict()): congestion now,
+ *     reduced as a loss with that evidence is (late_congestion); a
+ *     recovery on a long lossy path can outlast the queue's rise by
+ *     seconds.
  *   ECN-Echoes while a reduction is under way echo the mark it answers
  *     (the receiver repeats it until our CWR arrives): ignored, so that
  *     one mark makes one reduction, not a second one at the next loss.
@@ -85,9 +90,11 @@
  *                RTO restore, and sees a reduction or recovery end (PRR's
  *                end, the slow-start threshold of before a corruption loss
  *                put back);
- *   cong_control() per ACK: PRR, the corruption recovery's window, or
- *                Reno growth with the RTO restore on the first ACK that
- *                advances snd_una (spec_cong_avoid());
+ *   cong_control() per ACK: PRR, the corruption recovery's window (or
+ *                its late turn to congestion: a loss found there with a
+ *                standing queue, spec_late_congestion()), or Reno growth
+ *                with the RTO restore on the first ACK that advances
+ *                snd_una (spec_cong_avoid());
  *   in_ack_event() timestamps ECEs and detects mispredictions.
  *
  * Where the bottleneck never marks, ECN says nothing and every loss

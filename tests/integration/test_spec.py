@@ -571,6 +571,46 @@ def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
         r["chain"].destroy()
 
 
+def test_a_standing_queue_ends_a_recovery_kept_as_corruption(spec, figure):
+    """With random loss on a long path the recoveries run back to back, and
+    the stack asks for no new verdict until one ends: a loss found while
+    the flow's queue stands at the threshold inside a recovery kept as
+    corruption starts the congestion reduction then (qdelay.h,
+    qd_late_verdict(); counter late_congestion). Here 10 Mbit/s, 600 ms,
+    a FIFO of one BDP (495 packets, 600 ms of queue; the threshold is
+    150 ms), and 10% random loss after it, where a satellite link's
+    corruption is: the first loss comes before any queue, and the first
+    slow start goes on inside the recovery it opened. Without the late
+    verdict the window stayed at twice the BDP and the FIFO full for 13 s
+    of 30, until a retransmission timeout; with it, 1.6 s."""
+    bdp = round(10e6 * 0.6 / 8 / 1514)
+    c = lab.bottleneck_chain("10mbit", 600, f"parent 1:1 handle 10: pfifo limit {bdp}")
+    try:
+        c.ecn_sender("snd")
+        lab.sh("nft add table inet specnet_loss; nft add chain inet specnet_loss in "
+               "'{ type filter hook input priority 0; }'; nft add rule inet specnet_loss in "
+               "tcp dport 5201 numgen random mod 100 '<' 10 drop", ns=c.ns("rcv"))
+        lab.iperf3_server(c.ns("rcv"), port=5201)
+        with lab.TcpProbe() as probe:
+            lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "spec", 30)
+            probe.stop()
+            raw = probe.events()
+        n = counters(c)
+    finally:
+        c.destroy()
+    evs = lab.data_flow(raw)
+    assert evs, f"no tcp_probe events of the data flow ({len(raw)} in all): {n}"
+    base = min(e["srtt"] for e in evs)
+    # the FIFO half full or more: twice the threshold, 300 ms over the least
+    high = sum(b["t"] - a["t"] for a, b in zip(evs, evs[1:]) if a["srtt"] >= base + 300000)
+    span = evs[-1]["t"] - evs[0]["t"]
+    figure("spec losses: late congestion / delay congestion / corruption",
+           f"{n['late_congestion']}/{n['delay_congestion']}/{n['predicted_corruption']}")
+    figure("seconds with srtt >= least srtt + 300 ms, of", [round(high, 1), round(span, 1)])
+    assert n["late_congestion"] >= 1, n
+    assert high <= 0.2 * span, f"{high:.1f} s of {span:.1f} s with a queue of 300 ms or more: {n}"
+
+
 def test_codel_drops_are_congestion(spec, figure):
     """Against cubic through fq_codel with ECN off: CoDel drops once a
     flow's queue has stood above 5 ms for 100 ms, a queue far under the
