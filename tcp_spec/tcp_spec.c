@@ -754,7 +754,12 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 /* Growth from @before stops at the delay signal's cap until the first ECE
  * (qd_cwnd_cap(): twice what the path delivers in a min RTT, plus the
  * threshold's queue), so that a window never outgrows a path that does not
- * mark.
+ * mark. In HyStart++'s CSS the RTT has risen: the pipe is full and the
+ * delivery rate is the path's, so the cap is one BDP plus the threshold's
+ * queue. CSS's five rounds would otherwise take the window to three times
+ * where the rise was seen; a corruption loss does not end them, and on a
+ * long lossy path a recovery kept as corruption is open from the first
+ * round on.
  */
 static void spec_cap_growth(struct sock *sk, u32 before)
 {
@@ -766,7 +771,7 @@ static void spec_cap_growth(struct sock *sk, u32 before)
 	if (ca->ece_seen || tcp_snd_cwnd(tp) <= before)
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	cap = qd_cwnd_cap(&ca->qd, &qdp);
+	cap = qd_cwnd_cap_gain(&ca->qd, &qdp, ca->css_base ? 1 : QD_CAP_GAIN);
 	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
 }

@@ -330,6 +330,9 @@ static void test_cap(void)
 	CHECK(qd_cwnd_cap(&s, &P) == QD_NONE, "no rate yet, no cap");
 	qd_rate_sample(&s, 50, 50000);
 	CHECK(qd_cwnd_cap(&s, &P) == 225, "cap %u", qd_cwnd_cap(&s, &P));
+	/* one BDP plus the threshold: 125 */
+	CHECK(qd_cwnd_cap_gain(&s, &P, 1) == 125, "cap 1 BDP %u",
+	      qd_cwnd_cap_gain(&s, &P, 1));
 	off.enable = 0;
 	CHECK(qd_cwnd_cap(&s, &off) == QD_NONE, "disabled");
 	/* a tiny BDP: at least 4 */

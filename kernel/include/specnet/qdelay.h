@@ -90,7 +90,8 @@
  *
  * Growth is bounded by what the path delivers: qd_cwnd_cap() is twice the
  * BDP (BBR's cwnd gain of 2: room for a competitor's queue of one BDP)
- * plus the loss threshold's worth of packets.
+ * plus the loss threshold's worth of packets; qd_cwnd_cap_gain() with a gain
+ * of 1 is the cap once the pipe is known to be full (spec's HyStart++ CSS).
  *
  * All times are u32 microseconds (the low 32 bits of tcp_mstamp) except
  * pkt_ns; differences modulo 2^32 hold for the window's range (< 35 min).
@@ -717,20 +718,27 @@ static inline u32 qd_ece_floor(const struct qd_state *s,
 }
 
 /*
- * The most the window may grow to: QD_CAP_GAIN BDPs (min_rtt / pkt_ns
- * packets each) plus the threshold's queue. QD_NONE (no cap) until both
- * estimates exist or when disabled; at least 4 packets.
+ * The most the window may grow to: @gain BDPs (min_rtt / pkt_ns packets
+ * each) plus the threshold's queue. QD_NONE (no cap) until both estimates
+ * exist or when disabled; at least 4 packets.
  */
-static inline u32 qd_cwnd_cap(const struct qd_state *s,
-			      const struct qd_params *p)
+static inline u32 qd_cwnd_cap_gain(const struct qd_state *s,
+				   const struct qd_params *p, u32 gain)
 {
 	u64 us;
 
 	if (!p->enable || s->min_rtt_us == QD_NONE || s->pkt_ns == QD_NONE ||
 	    !s->pkt_ns)
 		return QD_NONE;
-	us = (u64)QD_CAP_GAIN * s->min_rtt_us + qd_thresh_us(s, p);
+	us = (u64)gain * s->min_rtt_us + qd_thresh_us(s, p);
 	return max_t(u32, qd_us_to_pkts(us, s->pkt_ns), 4);
+}
+
+/* The cap of growth in general: QD_CAP_GAIN BDPs plus the threshold. */
+static inline u32 qd_cwnd_cap(const struct qd_state *s,
+			      const struct qd_params *p)
+{
+	return qd_cwnd_cap_gain(s, p, QD_CAP_GAIN);
 }
 
 #endif /* _SPECNET_QDELAY_H */
