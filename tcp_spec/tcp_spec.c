@@ -348,6 +348,24 @@ static bool spec_in_slow_start(const struct tcp_sock *tp,
 	return cwnd < spec_ss_threshold(tp, ca);
 }
 
+/*
+ * A congestion verdict's threshold from @cwnd (the episode, if any, is
+ * over; CUBIC starts a new epoch): on a standing queue (@qv QD_DELAY) down
+ * to what the path delivers in a min RTT plus part of the queue, else
+ * spec_target_ssthresh() for @v, not below @floor.
+ */
+static u32 spec_congestion_ssthresh(struct spec_ca *ca,
+				    const struct qd_params *qdp,
+				    enum spec_verdict v, enum qd_verdict qv,
+				    u32 cwnd, u32 floor, bool ss)
+{
+	ca->ss_pending = 0;
+	cubic_congestion(&ca->cubic, cwnd, qd_path_bdp(&ca->qd));
+	if (qv == QD_DELAY)
+		return qd_reduced_cwnd(&ca->qd, qdp, cwnd);
+	return spec_target_ssthresh(v, cwnd, floor, ss);
+}
+
 /* At most one "without ECN" message a minute. */
 static DEFINE_RATELIMIT_STATE(spec_non_ecn_rs, 60 * HZ, 1);
 
@@ -408,17 +426,11 @@ static u32 spec_ssthresh(struct sock *sk)
 		ca->ss_pending = 0;
 		return max(cwnd, SPEC_MIN_CWND);
 	}
-	if (v != SPEC_CORRUPT) {
-		ca->ss_pending = 0;
-		cubic_congestion(&ca->cubic, cwnd, qd_path_bdp(&ca->qd));
-		/* a standing queue: down to what the path delivers */
-		if (qv == QD_DELAY)
-			return qd_reduced_cwnd(&ca->qd, &qdp, cwnd);
-		return spec_target_ssthresh(v, cwnd,
-					    qd_ece_floor(&ca->qd, &qdp,
-							 spec_srtt_us(tp)),
-					    ss);
-	}
+	if (v != SPEC_CORRUPT)
+		return spec_congestion_ssthresh(ca, &qdp, v, qv, cwnd,
+						qd_ece_floor(&ca->qd, &qdp,
+							     spec_srtt_us(tp)),
+						ss);
 	ca->spec_us = now;
 	ca->spec_cwnd = cwnd;
 	ca->spec_live = 1;
@@ -948,7 +960,6 @@ static bool spec_late_congestion(struct sock *sk, u32 losses)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
 	enum qd_verdict qv;
-	u32 w;
 
 	if (!losses || !ca->ss_pending || ca->ece_seen || ca->reducing ||
 	    inet_csk(sk)->icsk_ca_state != TCP_CA_Recovery ||
@@ -958,13 +969,11 @@ static bool spec_late_congestion(struct sock *sk, u32 losses)
 	qv = qd_late_verdict(&ca->qd, &qdp);
 	if (qv == QD_QUIET)
 		return false;
-	w = tcp_snd_cwnd(tp);
 	ca->spec_live = 0;
 	ca->restore = 0;
-	ca->ss_pending = 0;
-	cubic_congestion(&ca->cubic, w, qd_path_bdp(&ca->qd));
-	tp->snd_ssthresh = qv == QD_DELAY ? qd_reduced_cwnd(&ca->qd, &qdp, w) :
-			   spec_target_ssthresh(SPEC_CONG_DELAY, w, 0, false);
+	tp->snd_ssthresh = spec_congestion_ssthresh(ca, &qdp, SPEC_CONG_DELAY,
+						    qv, tcp_snd_cwnd(tp), 0,
+						    false);
 	spec_prr_start(sk);
 	spec_count(sk, SPEC_CNT_LATE);
 	return true;
