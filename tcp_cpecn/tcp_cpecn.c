@@ -494,9 +494,12 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	tcp_reno_cong_avoid(sk, ack, acked);
 	if (ca->ece_acks || !specnet_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before)
 		return;
-	/* Until the first ECE, growth stops at the delay signal's cap. */
+	/* Until the first ECE, growth stops at the delay signal's cap: one
+	 * BDP plus the threshold once slow start is over (1.5 sharing).
+	 */
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	cap = qd_cwnd_cap(&ca->qd, &qdp);
+	cap = qd_cwnd_cap_at(&ca->qd, &qdp,
+			     tp->snd_ssthresh < TCP_INFINITE_SSTHRESH);
 	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
 }

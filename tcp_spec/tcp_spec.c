@@ -304,7 +304,7 @@ struct spec_ca {
 	    ece_used:1,		/* the ECE at last_ece_us has been answered
 				 * (a reduction, or a loss's verdict)
 				 */
-	    unused:1;
+	    full:1;		/* HyStart++ has seen the pipe full */
 	u16 css_base;		/* HyStart++: CSS baseline (hystart.h's
 				 * hss_base()), 0: not in CSS
 				 */
@@ -764,14 +764,17 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 }
 
 /* Growth from @before stops at the delay signal's cap until the first ECE
- * (qd_cwnd_cap(): twice what the path delivers in a min RTT, plus the
- * threshold's queue), so that a window never outgrows a path that does not
- * mark. In HyStart++'s CSS the RTT has risen: the pipe is full and the
- * delivery rate is the path's, so the cap is one BDP plus the threshold's
- * queue. CSS's five rounds would otherwise take the window to three times
- * where the rise was seen; a corruption loss does not end them, and on a
- * long lossy path a recovery kept as corruption is open from the first
- * round on.
+ * (qd_cwnd_cap_at()): twice what the path delivers in a min RTT, plus the
+ * threshold's queue, in the first slow start; once the pipe is known full
+ * (HyStart++ saw the RTT rise, or a loss or CSS ended the first slow
+ * start) one BDP plus the threshold, one and a half while another sender
+ * shares the bottleneck. A window never outgrows a path that does not
+ * mark, and a lone flow's queue stays under the threshold between losses:
+ * CUBIC's curve otherwise took it to two BDPs, a standing queue of one
+ * BDP, on a FIFO that neither marks nor overflows. HyStart++'s CSS would
+ * take the window to three times where the rise was seen, and a
+ * corruption loss does not end it; a round's least RTT back under the
+ * baseline resumes slow start, but the pipe was full, so the cap stays.
  */
 static void spec_cap_growth(struct sock *sk, u32 before)
 {
@@ -783,7 +786,9 @@ static void spec_cap_growth(struct sock *sk, u32 before)
 	if (ca->ece_seen || tcp_snd_cwnd(tp) <= before)
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	cap = qd_cwnd_cap_gain(&ca->qd, &qdp, ca->css_base ? 1 : QD_CAP_GAIN);
+	cap = qd_cwnd_cap_at(&ca->qd, &qdp,
+			     ca->full || spec_ss_threshold(tp, ca) <
+					 TCP_INFINITE_SSTHRESH);
 	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
 }
@@ -811,6 +816,7 @@ static void spec_hystart(struct sock *sk, bool round_ended)
 		if (hss_slow_start_ends(ca->qd.rtt_us, cur, n)) {
 			ca->css_base = hss_base(cur);
 			ca->css_rounds = 0;
+			ca->full = 1;
 			spec_count(sk, SPEC_CNT_HYSTART);
 		}
 		return;

@@ -330,9 +330,11 @@ static void test_cap(void)
 	CHECK(qd_cwnd_cap(&s, &P) == QD_NONE, "no rate yet, no cap");
 	qd_rate_sample(&s, 50, 50000);
 	CHECK(qd_cwnd_cap(&s, &P) == 225, "cap %u", qd_cwnd_cap(&s, &P));
-	/* one BDP plus the threshold: 125 */
-	CHECK(qd_cwnd_cap_gain(&s, &P, 1) == 125, "cap 1 BDP %u",
-	      qd_cwnd_cap_gain(&s, &P, 1));
+	/* in eighths of a BDP: one BDP plus the threshold 125, 1.5 BDPs 175 */
+	CHECK(qd_cwnd_cap_gain(&s, &P, QD_GAIN_UNIT) == 125, "cap 1 BDP %u",
+	      qd_cwnd_cap_gain(&s, &P, QD_GAIN_UNIT));
+	CHECK(qd_cwnd_cap_gain(&s, &P, 12) == 175, "cap 1.5 BDPs %u",
+	      qd_cwnd_cap_gain(&s, &P, 12));
 	off.enable = 0;
 	CHECK(qd_cwnd_cap(&s, &off) == QD_NONE, "disabled");
 	/* a tiny BDP: at least 4 */
@@ -347,6 +349,30 @@ static void test_cap(void)
 	qd_rtt_sample(&s, &P, 300000001, 200000);
 	CHECK(s.pkt_ns == QD_NONE && qd_cwnd_cap(&s, &P) == QD_NONE,
 	      "rate kept over an expiry");
+}
+
+/* Sharing: delivering under 3/4 of the most the path delivered. */
+static void test_shared(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	CHECK(!qd_shared(&s), "no rate");
+	qd_rate_sample(&s, 50, 50000);		/* 1 ms a packet */
+	CHECK(!qd_shared(&s), "at the most");
+	s.rate_ns = 1333333;		/* 750 packets a second */
+	CHECK(!qd_shared(&s), "3/4 of it");
+	s.rate_ns = 1333334;
+	CHECK(qd_shared(&s), "under 3/4");
+	/* the cap follows: one BDP and the threshold alone, 1.5 shared */
+	qd_rtt_sample(&s, &P, 0, 100000);
+	CHECK(qd_cwnd_cap_at(&s, &P, true) == 175, "shared %u",
+	      qd_cwnd_cap_at(&s, &P, true));
+	CHECK(qd_cwnd_cap_at(&s, &P, false) == 225, "slow start %u",
+	      qd_cwnd_cap_at(&s, &P, false));
+	s.rate_ns = 1100000;
+	CHECK(qd_cwnd_cap_at(&s, &P, true) == 125, "alone %u",
+	      qd_cwnd_cap_at(&s, &P, true));
 }
 
 /* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
@@ -744,6 +770,7 @@ int main(void)
 	RUN(test_late_verdict);
 	RUN(test_breaker);
 	RUN(test_cap);
+	RUN(test_shared);
 	RUN(test_reduced);
 	RUN(test_path_bdp);
 	RUN(test_path_step);

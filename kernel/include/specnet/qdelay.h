@@ -88,10 +88,16 @@
  * turned each random loss into a congestion cut (docs/algorithms.md,
  * "Path steps").
  *
- * Growth is bounded by what the path delivers: qd_cwnd_cap() is twice the
- * BDP (BBR's cwnd gain of 2: room for a competitor's queue of one BDP)
- * plus the loss threshold's worth of packets; qd_cwnd_cap_gain() with a gain
- * of 1 is the cap once the pipe is known to be full (spec's HyStart++ CSS).
+ * Growth is bounded by what the path delivers: in the first slow start
+ * qd_cwnd_cap() is twice the BDP (BBR's cwnd gain of 2) plus the loss
+ * threshold's worth of packets. Once the pipe is known full (the first
+ * slow start is over) qd_cwnd_cap_at() is one BDP plus the threshold, the
+ * most a lone flow needs to keep the link busy, so that its queue stays
+ * under the threshold where nothing marks or drops; one and a half BDPs
+ * while the flow delivers under three quarters of the path's rate
+ * (qd_shared(): another sender takes the rest), room for a competitor's
+ * queue: with one BDP, CUBIC filling a FIFO kept spec near a third of the
+ * link (docs/algorithms.md, "Growth bounded by what the path delivers").
  *
  * All times are u32 microseconds (the low 32 bits of tcp_mstamp) except
  * pkt_ns; differences modulo 2^32 hold for the window's range (< 35 min).
@@ -107,7 +113,9 @@
 #define QD_PERMILLE_UNIT	1000	/* brk_floor */
 #define QD_PPM_UNIT		1000000	/* loss fractions */
 #define QD_LOSS_PKTS		3	/* threshold floor, packets queued */
-#define QD_CAP_GAIN		2	/* cwnd cap: BDPs */
+#define QD_GAIN_UNIT		8	/* cwnd cap gains: eighths of a BDP */
+#define QD_CAP_GAIN		16	/* first slow start: 2 BDPs */
+#define QD_SHARED_GAIN		12	/* then, sharing: 1.5 BDPs (else 1) */
 #define QD_BETA			7	/* the least decrease on a queue: */
 #define QD_BETA_UNIT		8	/* to 7/8 of the window */
 #define QD_BRK_MIN_PKTS		64	/* least packets of a breaker interval */
@@ -718,9 +726,9 @@ static inline u32 qd_ece_floor(const struct qd_state *s,
 }
 
 /*
- * The most the window may grow to: @gain BDPs (min_rtt / pkt_ns packets
- * each) plus the threshold's queue. QD_NONE (no cap) until both estimates
- * exist or when disabled; at least 4 packets.
+ * The most the window may grow to: @gain eighths of a BDP (min_rtt /
+ * pkt_ns packets) plus the threshold's queue. QD_NONE (no cap) until both
+ * estimates exist or when disabled; at least 4 packets.
  */
 static inline u32 qd_cwnd_cap_gain(const struct qd_state *s,
 				   const struct qd_params *p, u32 gain)
@@ -730,15 +738,42 @@ static inline u32 qd_cwnd_cap_gain(const struct qd_state *s,
 	if (!p->enable || s->min_rtt_us == QD_NONE || s->pkt_ns == QD_NONE ||
 	    !s->pkt_ns)
 		return QD_NONE;
-	us = (u64)gain * s->min_rtt_us + qd_thresh_us(s, p);
+	us = (u64)gain * s->min_rtt_us / QD_GAIN_UNIT + qd_thresh_us(s, p);
 	return max_t(u32, qd_us_to_pkts(us, s->pkt_ns), 4);
 }
 
-/* The cap of growth in general: QD_CAP_GAIN BDPs plus the threshold. */
+/*
+ * Whether the flow shares the bottleneck: it has been delivering (the
+ * recent rate, rate_ns) less than three quarters of the most the path has
+ * delivered to it (pkt_ns). A lone flow whose window fills the pipe
+ * delivers at the path's rate; a share of it means another sender, or a
+ * window below the BDP (where a cap above one BDP does not bind).
+ */
+static inline bool qd_shared(const struct qd_state *s)
+{
+	return s->rate_ns != QD_NONE && s->pkt_ns != QD_NONE &&
+	       (u64)s->rate_ns * 3 > (u64)s->pkt_ns * 4;
+}
+
+/* The cap of growth in the first slow start: two BDPs plus the threshold. */
 static inline u32 qd_cwnd_cap(const struct qd_state *s,
 			      const struct qd_params *p)
 {
 	return qd_cwnd_cap_gain(s, p, QD_CAP_GAIN);
+}
+
+/*
+ * The cap of growth: qd_cwnd_cap() until the pipe is known full (@full:
+ * the first slow start is over), then one BDP plus the threshold, or one
+ * and a half BDPs while the bottleneck is shared (qd_shared()).
+ */
+static inline u32 qd_cwnd_cap_at(const struct qd_state *s,
+				 const struct qd_params *p, bool full)
+{
+	if (!full)
+		return qd_cwnd_cap(s, p);
+	return qd_cwnd_cap_gain(s, p, qd_shared(s) ? QD_SHARED_GAIN :
+							QD_GAIN_UNIT);
 }
 
 #endif /* _SPECNET_QDELAY_H */
