@@ -209,6 +209,49 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     assert_ss_send_uses_min_rtt(ss, figure)
 
 
+def test_a_full_pipe_holds_the_window_at_one_bdp(spec, figure):
+    """Once the first slow start has ended, the pipe is known full: growth
+    stops at one BDP plus the threshold's queue while the flow has the
+    bottleneck to itself (qdelay.h, qd_cwnd_cap_at()), where CUBIC's curve
+    ran on to the cap of two BDPs and overflowed the FIFO again and again.
+    10 Mbit/s, 100 ms (83 packets), a FIFO of one BDP, no marks, 20 s,
+    HyStart++ off, so that slow start ends at the overflow (its reduction,
+    by the queue, goes to about one BDP): from two seconds after it, the
+    window stays under 1.25 times the cap of 83 + 21 packets (the
+    threshold, 25 ms), and the queue stands at twice the threshold (50 ms)
+    or more for at most a tenth of the time. With two BDPs: 169 packets,
+    four overflows, 12.8 s of 17.3 at 50 ms or more; with the cap, 104
+    packets, none, 0 s (6.1)."""
+    lab.load_module("tcp_spec", hystart=0)
+    rtt_ms, rate = 100, 10e6
+    bdp = rate * rtt_ms / 1e3 / 8 / 1514
+    cap = bdp * 1.25                    # one BDP plus a quarter of the RTT
+    c = lab.bottleneck_chain("10mbit", rtt_ms, f"parent 1:1 handle 10: pfifo limit {bdp:.0f}")
+    try:
+        c.ecn_sender("snd")
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
+        lab.iperf3_server(c.ns("rcv"))
+        evs, _ = run_flow(c, "spec", seconds=20)
+        n = counters(c)
+    finally:
+        c.destroy()
+    first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
+    assert first, f"slow start did not end: {n}"
+    after = [e for e in evs if e["t"] >= first["t"] + 2]
+    assert after and after[-1]["t"] - after[0]["t"] >= 10, "under 10 s after slow start"
+    base = min(e["srtt"] for e in evs)
+    high = sum(b["t"] - a["t"] for a, b in zip(after, after[1:])
+               if a["srtt"] >= base + 2 * rtt_ms * 250)
+    span = after[-1]["t"] - after[0]["t"]
+    top = max(e["cwnd"] for e in after)
+    figure(f"ssthresh set to, largest cwnd after (cap {cap:.0f})", (first["ssthresh"], top))
+    figure("seconds with srtt >= least + 50 ms, of", [round(high, 1), round(span, 1)])
+    figure("losses: delay congestion / corruption", f"{n['delay_congestion']}/"
+           f"{n['predicted_corruption']}")
+    assert top <= 1.25 * cap, f"cwnd reached {top} (cap {cap:.0f}, BDP {bdp:.0f})"
+    assert high <= 0.1 * span, f"{high:.1f} s of {span:.1f} s with a queue of 50 ms or more"
+
+
 def assert_ss_send_uses_min_rtt(outs, figure):
     """spec's get_info is tcp_vegas's layout with the delay signal's min
     RTT as tcpv_rtt: ss computes "send" as cwnd x mss x 8 / tcpv_rtt, so
