@@ -238,7 +238,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 	/* spec_cap_growth() */
 	if (!c->ece_seen && c->cwnd > before) {
 		qd_params_read(&qdp);
-		cap = qd_cwnd_cap(&c->qd, &qdp);
+		cap = qd_cwnd_cap_at(&c->qd, &qdp, true);
 		if (c->cwnd > cap)
 			c->cwnd = max_t(u32, before, cap);
 	}
