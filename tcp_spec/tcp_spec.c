@@ -100,8 +100,10 @@
  * Where the bottleneck never marks, ECN says nothing and every loss
  * would be kept: the delay signal and circuit breaker of
  * kernel/include/specnet/qdelay.h (qd_* parameters) judge congestion
- * there, and growth stops at twice the BDP the path has shown until the
- * first ECE (docs/algorithms.md, "Where the bottleneck never marks").
+ * there, and until the first ECE growth stops at a cap in BDPs the path
+ * has shown (qd_cwnd_cap_at(): two in the first slow start, then one,
+ * or one and a half while the bottleneck is shared; docs/algorithms.md,
+ * "Where the bottleneck never marks").
  *
  * Without negotiated ECN there is no congestion signal, so speculating
  * would be unsafe: such a connection is plain Reno (counted once in
