@@ -732,7 +732,11 @@ static void spec_cubic_ai(struct sock *sk, u32 acked)
 	tcp_cong_avoid_ai(tp, cnt, acked);
 }
 
-static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+/*
+ * Returns true if the window was restored (an RTO's), which is not growth:
+ * the cap does not apply to it.
+ */
+static bool spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
@@ -745,24 +749,25 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		spec_put_back_ssthresh(sk);
 		if (specnet_cwnd_restore(tp, ca->spec_cwnd)) {
 			spec_count(sk, SPEC_CNT_RTO_RESTORE);
-			return;
+			return true;
 		}
 	}
 	/* tcp_reno_cong_avoid() with CUBIC's increase */
 	if (!tcp_is_cwnd_limited(sk))
-		return;
+		return false;
 	if (tcp_in_slow_start(tp)) {
 		if (ca->css_base) {	/* HyStart++'s CSS */
 			tcp_snd_cwnd_set(tp, hss_css_cwnd(tcp_snd_cwnd(tp),
 							  &tp->snd_cwnd_cnt, acked,
 							  tp->snd_cwnd_clamp));
-			return;
+			return false;
 		}
 		acked = tcp_slow_start(tp, acked);
 		if (!acked)
-			return;
+			return false;
 	}
 	spec_cubic_ai(sk, acked);
+	return false;
 }
 
 /* Growth from @before stops at the delay signal's cap until the first ECE
@@ -777,6 +782,8 @@ static void spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
  * take the window to three times where the rise was seen, and a
  * corruption loss does not end it; a round's least RTT back under the
  * baseline resumes slow start, but the pipe was full, so the cap stays.
+ * An RTO's restore is not growth: the window of before the loss comes
+ * back whole (spec_cong_avoid()).
  */
 static void spec_cap_growth(struct sock *sk, u32 before)
 {
@@ -1011,8 +1018,8 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
 		   acked : una) {
 		u32 before = tcp_snd_cwnd(tp);
 
-		spec_cong_avoid(sk, tp->snd_una, acked);
-		spec_cap_growth(sk, before);
+		if (!spec_cong_avoid(sk, tp->snd_una, acked))
+			spec_cap_growth(sk, before);
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
 	spec_set_pacing_rate(sk);
