@@ -371,8 +371,13 @@ def regain_after_marks(figure, marks, seconds):
     The reduction is the first change of ssthresh, from about the ACK of
     the last marked packet on, to 0.78 of cwnd or more: the stack also raises
     ssthresh to 3/4 of a window that pacing keeps from being used
-    (tcp_cwnd_application_limited()), every RTO or so."""
+    (tcp_cwnd_application_limited()), every RTO or so.
+    This path has no queue, so the mark's floor (qd_ece_floor(): not below
+    the BDP while the srtt is qd_loss_us above the min RTT) is put out of
+    reach: a slow TCG guest's RTT jitter passed the default 5 ms, and the
+    floor, the BDP at that srtt, kept the mark's cut to 291 -> 286."""
     rtt = 0.6
+    lab.set_param("tcp_spec", "qd_loss_us", 300000)
     c = lab.Chain(["snd", "rtr", "rcv"])
     c.build()
     try:
@@ -401,13 +406,13 @@ def regain_after_marks(figure, marks, seconds):
         back = next((e for e in evs[j:] if e["cwnd"] >= pre), None)
         got = (pre, low, round(k, 1), round(back["t"] - t0, 1) if back else None)
         figure("pre-mark cwnd, lowest after, K s, s to regain", got)
-        assert low <= 0.85 * pre, f"cwnd {pre} -> {low}: the mark did not reduce"
-        assert low >= 0.7 * pre, f"cwnd {pre} -> {low}: more than 0.8"
+        n = counters(c)
+        assert low <= 0.85 * pre, f"cwnd {pre} -> {low}: the mark did not reduce: {n}"
+        assert low >= 0.7 * pre, f"cwnd {pre} -> {low}: more than 0.8: {n}"
         assert back, (f"cwnd never regained {pre}: last "
                       f"{evs[-1]['cwnd']} at {evs[-1]['t'] - t0:.1f} s")
         assert back["t"] - t0 <= k + 3 * rtt, \
             f"cwnd {pre} regained after {back['t'] - t0:.1f} s (K {k:.1f} s)"
-        n = counters(c)
         assert n["ece_reductions"] == len(marks) and n["loss_events"] == 0, n
         return got
     finally:
