@@ -451,6 +451,11 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
                       f"{[(x['cwnd'], x['ssthresh']) for x in evs[i:i + 40:4]]}")
         delay = back["t"] - e["t"]
         figure("cwnd restore delay ms", round(delay * 1000))
+        # the window put back is the one of the RTO (its ssthresh, the
+        # verdict being corruption), whole: the growth cap does not clip it
+        put = max((x["cwnd"] for x in evs[i + 1:] if x["t"] <= e["t"] + 2 * RTT), default=0)
+        figure("window at the RTO, most within 2 RTTs of its ACK", (e["ssthresh"], put))
+        assert put >= e["ssthresh"], f"cwnd {put} put back, the RTO's was {e['ssthresh']}"
         assert delay <= 2 * RTT + 0.05, f"cwnd back after {delay * 1000:.0f} ms (> 2 RTT)"
         n = counters(c)
         assert n["rto_restores"] >= 1 and n["predicted_corruption"] >= 1, n
