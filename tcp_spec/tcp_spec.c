@@ -782,24 +782,29 @@ static bool spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
  * take the window to three times where the rise was seen, and a
  * corruption loss does not end it; a round's least RTT back under the
  * baseline resumes slow start, but the pipe was full, so the cap stays.
+ * Once the pipe is full, a lone flow's window above the cap drains to it
+ * on the ACKs (@acked packets delivered) that follow (qd_cwnd_bound()):
+ * the cap alone stopped growth but kept a window already past it, and its
+ * queue, until a loss found the queue above the threshold.
  * An RTO's restore is not growth: the window of before the loss comes
- * back whole (spec_cong_avoid()).
+ * back whole (spec_cong_avoid()), and drains from the next ACK on.
  */
-static void spec_cap_growth(struct sock *sk, u32 before)
+static void spec_bound_cwnd(struct sock *sk, u32 before, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
-	u32 cap;
+	u32 cwnd = tcp_snd_cwnd(tp), w;
 
-	if (ca->ece_seen || tcp_snd_cwnd(tp) <= before)
+	if (ca->ece_seen)
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	cap = qd_cwnd_cap_at(&ca->qd, &qdp,
-			     ca->full || spec_ss_threshold(tp, ca) <
-					 TCP_INFINITE_SSTHRESH);
-	if (tcp_snd_cwnd(tp) > cap)
-		tcp_snd_cwnd_set(tp, max(before, cap));
+	w = qd_cwnd_bound(&ca->qd, &qdp,
+			  ca->full || spec_ss_threshold(tp, ca) <
+				      TCP_INFINITE_SSTHRESH,
+			  before, cwnd, acked);
+	if (w != cwnd)
+		tcp_snd_cwnd_set(tp, w);
 }
 
 /*
@@ -902,21 +907,24 @@ static void spec_corrupt_recovery(struct sock *sk, u32 acked)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 cwnd = tcp_snd_cwnd(tp), w;
 
-	if (!acked || !spec_ss_cwnd_limited(cwnd, tp->is_cwnd_limited,
-					    tp->max_packets_out))
+	if (!acked)
 		return;
-	if (cwnd < ca->ss_before) {
+	if (!spec_ss_cwnd_limited(cwnd, tp->is_cwnd_limited,
+				  tp->max_packets_out)) {
+		w = cwnd;
+	} else if (cwnd < ca->ss_before) {
 		w = ca->css_base ? hss_css_cwnd(cwnd, &tp->snd_cwnd_cnt, acked,
 						ca->ss_before) :
 		    spec_recovery_cwnd(cwnd, acked, ca->ss_before);
-		tcp_snd_cwnd_set(tp, min(w, tp->snd_cwnd_clamp));
+		w = min(w, tp->snd_cwnd_clamp);
 	} else {
 		spec_cubic_ai(sk, acked);
+		w = tcp_snd_cwnd(tp);
 	}
-	if (tcp_snd_cwnd(tp) > cwnd) {
-		spec_cap_growth(sk, cwnd);
+	tcp_snd_cwnd_set(tp, w);
+	spec_bound_cwnd(sk, cwnd, acked);
+	if (tcp_snd_cwnd(tp) != cwnd)
 		tp->snd_cwnd_stamp = tcp_jiffies32;
-	}
 }
 
 /* Restart after idle: the curve does not advance while nothing was sent
@@ -1019,7 +1027,7 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
 		u32 before = tcp_snd_cwnd(tp);
 
 		if (!spec_cong_avoid(sk, tp->snd_una, acked))
-			spec_cap_growth(sk, before);
+			spec_bound_cwnd(sk, before, acked);
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
 	spec_set_pacing_rate(sk);

@@ -15,8 +15,8 @@
  *           delivery-rate sample, the round and breaker accounting of
  *           qdelay.h, HyStart++'s test of the first slow start) and
  *           cong_control() (CUBIC's cnt from cubic.h, the
- *           stack's tcp_cong_avoid_ai(), the growth cap of a path that has
- *           not marked, the pacing rate of spec.h);
+ *           stack's tcp_cong_avoid_ai(), the growth cap and drain of
+ *           a path that has not marked, the pacing rate of spec.h);
  * spec-ecn: the same once an ECN-Echo has been seen (no growth cap);
  * cubic:    the kernel's default, for reference: a replica of tcp_cubic.c's
  *           pkts_acked() (the min RTT) and cong_avoid() (bictcp_update(),
@@ -213,7 +213,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 					  u32 rate_delivered, u32 rate_interval_us)
 {
 	struct qd_params qdp;
-	u32 before, rtt, cnt, cap;
+	u32 before, rtt, cnt;
 
 	/* spec_pkts_acked() */
 	qd_params_read(&qdp);
@@ -235,12 +235,11 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 			       acked, c->now_us / 1000, rtt / 1000);
 	c->cnt_kept = true;
 	tcp_cong_avoid_ai(c, cnt, acked);
-	/* spec_cap_growth() */
-	if (!c->ece_seen && c->cwnd > before) {
+	/* spec_bound_cwnd() */
+	if (!c->ece_seen) {
 		qd_params_read(&qdp);
-		cap = qd_cwnd_cap_at(&c->qd, &qdp, true);
-		if (c->cwnd > cap)
-			c->cwnd = max_t(u32, before, cap);
+		c->cwnd = qd_cwnd_bound(&c->qd, &qdp, true, before, c->cwnd,
+					acked);
 	}
 	/* spec_set_pacing_rate() */
 	c->pacing_rate = spec_pacing_rate(MSS, c->cwnd, c->packets_out, c->srtt_x8,

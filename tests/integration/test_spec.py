@@ -209,47 +209,68 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     assert_ss_send_uses_min_rtt(ss, figure)
 
 
-def test_a_full_pipe_holds_the_window_at_one_bdp(spec, figure):
-    """Once the first slow start has ended, the pipe is known full: growth
-    stops at one BDP plus the threshold's queue while the flow has the
-    bottleneck to itself (qdelay.h, qd_cwnd_cap_at()), where CUBIC's curve
-    ran on to the cap of two BDPs and overflowed the FIFO again and again.
-    10 Mbit/s, 100 ms (83 packets), a FIFO of one BDP, no marks, 20 s,
-    HyStart++ off, so that slow start ends at the overflow (its reduction,
-    by the queue, goes to about one BDP): from two seconds after it, the
-    window stays under 1.25 times the cap of 83 + 21 packets (the
-    threshold, 25 ms), and the queue stands at twice the threshold (50 ms)
-    or more for at most a tenth of the time. With two BDPs: 169 packets,
-    four overflows, 12.8 s of 17.3 at 50 ms or more; with the cap, 104
-    packets, none, 0 s (6.1)."""
-    lab.load_module("tcp_spec", hystart=0)
+def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
+    """One spec flow, 10 Mbit/s, 100 ms (83 packets), through a FIFO of
+    @fifo packets that never marks, spec loaded with @params. From @since
+    s (default: two seconds after slow start's threshold is set) the
+    window must stay under 1.25 times the cap of one BDP plus the
+    threshold (83 + 21 packets, 25 ms), and the queue stand at twice the
+    threshold (50 ms) or more for at most a tenth of the time."""
+    lab.load_module("tcp_spec", **params)
     rtt_ms, rate = 100, 10e6
     bdp = rate * rtt_ms / 1e3 / 8 / 1514
     cap = bdp * 1.25                    # one BDP plus a quarter of the RTT
-    c = lab.bottleneck_chain("10mbit", rtt_ms, f"parent 1:1 handle 10: pfifo limit {bdp:.0f}")
+    c = lab.bottleneck_chain("10mbit", rtt_ms, f"parent 1:1 handle 10: pfifo limit {fifo}")
     try:
         c.ecn_sender("snd")
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
         lab.iperf3_server(c.ns("rcv"))
-        evs, _ = run_flow(c, "spec", seconds=20)
+        evs, _ = run_flow(c, "spec", seconds=seconds)
         n = counters(c)
     finally:
         c.destroy()
     first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
-    assert first, f"slow start did not end: {n}"
-    after = [e for e in evs if e["t"] >= first["t"] + 2]
-    assert after and after[-1]["t"] - after[0]["t"] >= 10, "under 10 s after slow start"
+    if since is None:
+        assert first, f"slow start did not end: {n}"
+        since = first["t"] + 2 - evs[0]["t"]
+    after = [e for e in evs if e["t"] >= evs[0]["t"] + since]
+    assert after and after[-1]["t"] - after[0]["t"] >= 10, f"under 10 s from {since:.1f} s"
     base = min(e["srtt"] for e in evs)
     high = sum(b["t"] - a["t"] for a, b in zip(after, after[1:])
                if a["srtt"] >= base + 2 * rtt_ms * 250)
     span = after[-1]["t"] - after[0]["t"]
     top = max(e["cwnd"] for e in after)
-    figure(f"ssthresh set to, largest cwnd after (cap {cap:.0f})", (first["ssthresh"], top))
+    figure(f"ssthresh set to, largest cwnd from {since:.1f} s (cap {cap:.0f})",
+           (first["ssthresh"] if first else None, top))
     figure("seconds with srtt >= least + 50 ms, of", [round(high, 1), round(span, 1)])
-    figure("losses: delay congestion / corruption", f"{n['delay_congestion']}/"
-           f"{n['predicted_corruption']}")
-    assert top <= 1.25 * cap, f"cwnd reached {top} (cap {cap:.0f}, BDP {bdp:.0f})"
+    figure("losses: delay congestion / corruption; HyStart++ exits",
+           f"{n['delay_congestion']}/{n['predicted_corruption']}; {n['hystart_exits']}")
+    assert top <= 1.25 * cap, f"cwnd reached {top} (cap {cap:.0f}, BDP {bdp:.0f}): {n}"
     assert high <= 0.1 * span, f"{high:.1f} s of {span:.1f} s with a queue of 50 ms or more"
+    return n
+
+
+def test_a_full_pipe_holds_the_window_at_one_bdp(spec, figure):
+    """Once the first slow start has ended, the pipe is known full: growth
+    stops at one BDP plus the threshold's queue while the flow has the
+    bottleneck to itself (qdelay.h, qd_cwnd_cap_at()), where CUBIC's curve
+    ran on to the cap of two BDPs and overflowed the FIFO again and again.
+    A FIFO of one BDP, HyStart++ off, so that slow start ends at the
+    overflow (its reduction, by the queue, goes to about one BDP). With two
+    BDPs: 169 packets, four overflows, 12.8 s of 17.3 at 50 ms or more;
+    with the cap, 104 packets, none, 0 s (6.1)."""
+    one_bdp_run(figure, fifo=83, hystart=0)
+
+
+def test_a_window_past_the_cap_drains_to_it(spec, figure):
+    """A window already above the cap when the pipe is known full drains
+    to it (qdelay.h, qd_drain_cwnd()): a FIFO deep enough never to
+    overflow (3000 packets), HyStart++ on, which sees the RTT rise with the
+    window well past one BDP; nothing but the drain takes that window, and
+    its queue, down. From 8 s on, the limits of one_bdp_run(). With the cap
+    alone the window stayed at 160 packets, 1.9 BDPs, for the whole flow."""
+    n = one_bdp_run(figure, fifo=3000, since=8)
+    assert n["hystart_exits"] >= 1, f"HyStart++ never saw the rise: {n}"
 
 
 def assert_ss_send_uses_min_rtt(outs, figure):

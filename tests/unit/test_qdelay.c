@@ -373,6 +373,50 @@ static void test_shared(void)
 	s.rate_ns = 1100000;
 	CHECK(qd_cwnd_cap_at(&s, &P, true) == 125, "alone %u",
 	      qd_cwnd_cap_at(&s, &P, true));
+	/* a lone flow on a link corrupting 20% delivers 0.8 of what it
+	 * sends: 1.4 ms a packet delivered (under 3/4 of the best) is 1.12
+	 * ms a packet sent (0.89 of it), not shared; the baseline counts
+	 * once QD_BRK_WARMUP quiet intervals have set it, and at most 1/2
+	 */
+	s.rate_ns = 1400000;
+	s.base_ppm = 200000;
+	CHECK(qd_shared(&s), "no baseline yet");
+	s.quiet = QD_BRK_WARMUP;
+	CHECK(!qd_shared(&s), "20%% corruption read as sharing");
+	CHECK(qd_cwnd_cap_at(&s, &P, true) == 125, "corrupting, alone %u",
+	      qd_cwnd_cap_at(&s, &P, true));
+	s.rate_ns = 1666666;		/* 1333332 ns sent */
+	CHECK(!qd_shared(&s), "3/4 sent");
+	s.rate_ns = 1666670;		/* 1333336 ns sent */
+	CHECK(qd_shared(&s), "under 3/4 sent");
+	s.base_ppm = 900000;		/* taken as 1/2: 833335 ns sent */
+	CHECK(!qd_shared(&s), "baseline above 1/2 taken whole");
+	s.rate_ns = 2666670;		/* 1333335 ns sent */
+	CHECK(qd_shared(&s), "baseline capped at 1/2");
+}
+
+/* The drain of a window above the cap: half of what each ACK delivers,
+ * one at least, down to the cap and no further.
+ */
+static void test_drain(void)
+{
+	CHECK(qd_drain_cwnd(100, 125, 2) == 100, "under the cap");
+	CHECK(qd_drain_cwnd(125, 125, 2) == 125, "at the cap");
+	CHECK(qd_drain_cwnd(200, 125, 0) == 200, "nothing acked");
+	CHECK(qd_drain_cwnd(200, 125, 1) == 199, "one acked: %u",
+	      qd_drain_cwnd(200, 125, 1));
+	CHECK(qd_drain_cwnd(200, 125, 2) == 199, "two acked: %u",
+	      qd_drain_cwnd(200, 125, 2));
+	CHECK(qd_drain_cwnd(200, 125, 10) == 195, "ten acked: %u",
+	      qd_drain_cwnd(200, 125, 10));
+	CHECK(qd_drain_cwnd(127, 125, 10) == 125, "not below the cap: %u",
+	      qd_drain_cwnd(127, 125, 10));
+	CHECK(qd_drain_cwnd(130, 125, 10) == 125, "to the cap: %u",
+	      qd_drain_cwnd(130, 125, 10));
+	CHECK(qd_drain_cwnd(131, 125, 10) == 126, "one above: %u",
+	      qd_drain_cwnd(131, 125, 10));
+	CHECK(qd_drain_cwnd(U32_MAX, 4, U32_MAX) == U32_MAX - U32_MAX / 2,
+	      "huge: %u", qd_drain_cwnd(U32_MAX, 4, U32_MAX));
 }
 
 /* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
@@ -771,6 +815,7 @@ int main(void)
 	RUN(test_breaker);
 	RUN(test_cap);
 	RUN(test_shared);
+	RUN(test_drain);
 	RUN(test_reduced);
 	RUN(test_path_bdp);
 	RUN(test_path_step);

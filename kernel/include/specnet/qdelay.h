@@ -743,16 +743,28 @@ static inline u32 qd_cwnd_cap_gain(const struct qd_state *s,
 }
 
 /*
- * Whether the flow shares the bottleneck: it has been delivering (the
- * recent rate, rate_ns) less than three quarters of the most the path has
- * delivered to it (pkt_ns). A lone flow whose window fills the pipe
- * delivers at the path's rate; a share of it means another sender, or a
+ * Whether the flow shares the bottleneck: it has been sending (the recent
+ * delivery rate, rate_ns, taken back to packets sent with the corruption
+ * baseline as qd_as_sent() does) less than three quarters of the most the
+ * path has delivered to it (pkt_ns). A lone flow whose window fills the
+ * pipe sends at the path's rate; a share of it means another sender, or a
  * window below the BDP (where a cap above one BDP does not bind).
+ * Corruption takes its part of what a lone flow delivers, not of what it
+ * sends: at 10% and 20% the delivered rate alone read a lone GEO flow as
+ * sharing on up to half of the ACKs that met the one-BDP cap, and the
+ * 1.5-BDP cap let its queue reach 460 ms.
  */
 static inline bool qd_shared(const struct qd_state *s)
 {
-	return s->rate_ns != QD_NONE && s->pkt_ns != QD_NONE &&
-	       (u64)s->rate_ns * 3 > (u64)s->pkt_ns * 4;
+	u32 base = min_t(u32, s->base_ppm, QD_PPM_UNIT / 2);
+	u64 ns;
+
+	if (s->rate_ns == QD_NONE || s->pkt_ns == QD_NONE)
+		return false;
+	ns = s->rate_ns;
+	if (s->quiet >= QD_BRK_WARMUP)
+		ns = div_u64(ns * (QD_PPM_UNIT - base), QD_PPM_UNIT);
+	return ns * 3 > (u64)s->pkt_ns * 4;
 }
 
 /* The cap of growth in the first slow start: two BDPs plus the threshold. */
@@ -765,15 +777,61 @@ static inline u32 qd_cwnd_cap(const struct qd_state *s,
 /*
  * The cap of growth: qd_cwnd_cap() until the pipe is known full (@full:
  * the first slow start is over), then one BDP plus the threshold, or one
- * and a half BDPs while the bottleneck is shared (qd_shared()).
+ * and a half BDPs while the bottleneck is shared (@shared: qd_shared(),
+ * which qd_cwnd_cap_at() reads).
  */
-static inline u32 qd_cwnd_cap_at(const struct qd_state *s,
-				 const struct qd_params *p, bool full)
+static inline u32 qd_cap_of(const struct qd_state *s,
+			    const struct qd_params *p, bool full, bool shared)
 {
 	if (!full)
 		return qd_cwnd_cap(s, p);
-	return qd_cwnd_cap_gain(s, p, qd_shared(s) ? QD_SHARED_GAIN :
-							QD_GAIN_UNIT);
+	return qd_cwnd_cap_gain(s, p, shared ? QD_SHARED_GAIN : QD_GAIN_UNIT);
+}
+
+static inline u32 qd_cwnd_cap_at(const struct qd_state *s,
+				 const struct qd_params *p, bool full)
+{
+	return qd_cap_of(s, p, full, full && qd_shared(s));
+}
+
+/*
+ * A window above the cap of a lone flow (qd_cwnd_cap_at() with the pipe
+ * known full and !qd_shared()) drains to it: down by half of the @acked
+ * packets on each ACK (one at least), not below @cap. The flow then sends
+ * at half the rate it delivers, so the excess, a queue of its own, goes in
+ * twice its size in packets delivered (a BDP's excess in two round trips)
+ * with the link kept busy. The cap stops growth; without the drain a
+ * window already past it (the first slow start's two BDPs, HyStart++'s
+ * doubling before the rise was seen, a corruption recovery that kept an
+ * overshoot) kept its queue until a loss found it above the threshold.
+ */
+static inline u32 qd_drain_cwnd(u32 cwnd, u32 cap, u32 acked)
+{
+	u32 step = max_t(u32, acked >> 1, 1);
+
+	if (!acked || cwnd <= cap)
+		return cwnd;
+	return cwnd - cap > step ? cwnd - step : cap;
+}
+
+/*
+ * The window after an ACK that took it from @before to @cwnd, @acked
+ * packets delivered, where nothing has marked: growth stops at
+ * qd_cwnd_cap_at()'s cap, and with the pipe known full (@full) a lone
+ * flow's window above it drains to it (qd_drain_cwnd()). Where the
+ * bottleneck is shared the window is left to the losses: a drain there
+ * gives way to a sender that does not.
+ */
+static inline u32 qd_cwnd_bound(const struct qd_state *s,
+				const struct qd_params *p, bool full,
+				u32 before, u32 cwnd, u32 acked)
+{
+	bool shared = full && qd_shared(s);
+	u32 cap = qd_cap_of(s, p, full, shared);
+
+	if (cwnd > before && cwnd > cap)
+		cwnd = max_t(u32, before, cap);
+	return full && !shared ? qd_drain_cwnd(cwnd, cap, acked) : cwnd;
 }
 
 #endif /* _SPECNET_QDELAY_H */
