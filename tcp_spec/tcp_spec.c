@@ -102,7 +102,8 @@
  * kernel/include/specnet/qdelay.h (qd_* parameters) judge congestion
  * there, and until the first ECE growth stops at a cap in BDPs the path
  * has shown (qd_cwnd_cap_at(): two in the first slow start, then one,
- * or one and a half while the bottleneck is shared; docs/algorithms.md,
+ * or one and a half while the bottleneck is shared), to which a lone
+ * flow's window past it drains (qd_cwnd_bound(); docs/algorithms.md,
  * "Where the bottleneck never marks").
  *
  * Without negotiated ECN there is no congestion signal, so speculating
