@@ -395,28 +395,26 @@ static void test_shared(void)
 	CHECK(qd_shared(&s), "baseline capped at 1/2");
 }
 
+/* qd_drain_cwnd(@cwnd, @cap, @acked) is @want; @what names the case. */
+#define CHECK_DRAIN(cwnd, cap, acked, want, what)			\
+	CHECK(qd_drain_cwnd(cwnd, cap, acked) == (want), what ": %u",	\
+	      qd_drain_cwnd(cwnd, cap, acked))
+
 /* The drain of a window above the cap: half of what each ACK delivers,
  * one at least, down to the cap and no further.
  */
 static void test_drain(void)
 {
-	CHECK(qd_drain_cwnd(100, 125, 2) == 100, "under the cap");
-	CHECK(qd_drain_cwnd(125, 125, 2) == 125, "at the cap");
-	CHECK(qd_drain_cwnd(200, 125, 0) == 200, "nothing acked");
-	CHECK(qd_drain_cwnd(200, 125, 1) == 199, "one acked: %u",
-	      qd_drain_cwnd(200, 125, 1));
-	CHECK(qd_drain_cwnd(200, 125, 2) == 199, "two acked: %u",
-	      qd_drain_cwnd(200, 125, 2));
-	CHECK(qd_drain_cwnd(200, 125, 10) == 195, "ten acked: %u",
-	      qd_drain_cwnd(200, 125, 10));
-	CHECK(qd_drain_cwnd(127, 125, 10) == 125, "not below the cap: %u",
-	      qd_drain_cwnd(127, 125, 10));
-	CHECK(qd_drain_cwnd(130, 125, 10) == 125, "to the cap: %u",
-	      qd_drain_cwnd(130, 125, 10));
-	CHECK(qd_drain_cwnd(131, 125, 10) == 126, "one above: %u",
-	      qd_drain_cwnd(131, 125, 10));
-	CHECK(qd_drain_cwnd(U32_MAX, 4, U32_MAX) == U32_MAX - U32_MAX / 2,
-	      "huge: %u", qd_drain_cwnd(U32_MAX, 4, U32_MAX));
+	CHECK_DRAIN(100, 125, 2, 100, "under the cap");
+	CHECK_DRAIN(125, 125, 2, 125, "at the cap");
+	CHECK_DRAIN(200, 125, 0, 200, "nothing acked");
+	CHECK_DRAIN(200, 125, 1, 199, "one acked");
+	CHECK_DRAIN(200, 125, 2, 199, "two acked");
+	CHECK_DRAIN(200, 125, 10, 195, "ten acked");
+	CHECK_DRAIN(127, 125, 10, 125, "not below the cap");
+	CHECK_DRAIN(130, 125, 10, 125, "to the cap");
+	CHECK_DRAIN(131, 125, 10, 126, "one above");
+	CHECK_DRAIN(U32_MAX, 4, U32_MAX, U32_MAX - U32_MAX / 2, "huge");
 }
 
 /* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
