@@ -417,6 +417,40 @@ static void test_drain(void)
 	CHECK_DRAIN(U32_MAX, 4, U32_MAX, U32_MAX - U32_MAX / 2, "huge");
 }
 
+/* qd_cwnd_bound(): growth stopped at the cap, a lone flow's window past
+ * the cap of one BDP drained once the pipe is full, a shared one left;
+ * 100 ms, 1 ms a packet: caps 125 (1 BDP), 175 (1.5), 225 (2, slow start).
+ */
+static void test_bound(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 100000);
+	CHECK(qd_cwnd_bound(&s, &P, true, 300, 300, 2) == 300, "no rate: %u",
+	      qd_cwnd_bound(&s, &P, true, 300, 300, 2));
+	qd_rate_sample(&s, 50, 50000);
+	CHECK(qd_cwnd_bound(&s, &P, false, 200, 230, 2) == 225,
+	      "slow start, growth capped: %u",
+	      qd_cwnd_bound(&s, &P, false, 200, 230, 2));
+	CHECK(qd_cwnd_bound(&s, &P, false, 230, 230, 2) == 230,
+	      "slow start, no drain: %u",
+	      qd_cwnd_bound(&s, &P, false, 230, 230, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, 100, 101, 2) == 101, "under: %u",
+	      qd_cwnd_bound(&s, &P, true, 100, 101, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, 130, 131, 2) == 129,
+	      "alone, growth stopped, drained: %u",
+	      qd_cwnd_bound(&s, &P, true, 130, 131, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, 200, 200, 10) == 195,
+	      "alone, drained: %u", qd_cwnd_bound(&s, &P, true, 200, 200, 10));
+	s.rate_ns = 1500000;		/* two thirds of the best: shared */
+	CHECK(qd_cwnd_bound(&s, &P, true, 170, 180, 2) == 175,
+	      "shared, growth capped at 1.5: %u",
+	      qd_cwnd_bound(&s, &P, true, 170, 180, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, 200, 200, 10) == 200,
+	      "shared, no drain: %u", qd_cwnd_bound(&s, &P, true, 200, 200, 10));
+}
+
 /* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
 #define CHECK_REDUCED(s, cwnd, want, what)				\
 	CHECK(qd_reduced_cwnd(s, &P, cwnd) == (want), what ": %u",	\
@@ -814,6 +848,7 @@ int main(void)
 	RUN(test_cap);
 	RUN(test_shared);
 	RUN(test_drain);
+	RUN(test_bound);
 	RUN(test_reduced);
 	RUN(test_path_bdp);
 	RUN(test_path_step);
