@@ -826,9 +826,17 @@ static inline u32 qd_cwnd_bound(const struct qd_state *s,
 				const struct qd_params *p, bool full,
 				u32 before, u32 cwnd, u32 acked)
 {
-	bool shared = full && qd_shared(s);
-	u32 cap = qd_cap_of(s, p, full, shared);
+	bool shared;
+	u32 cap;
 
+	if (!full && cwnd <= before)
+		return cwnd;	/* no growth, no drain */
+	cap = qd_cap_of(s, p, full, false);
+	if (cwnd <= cap)	/* under one BDP's cap: under 1.5's too */
+		return cwnd;
+	shared = full && qd_shared(s);
+	if (shared)
+		cap = qd_cap_of(s, p, full, true);
 	if (cwnd > before && cwnd > cap)
 		cwnd = max_t(u32, before, cap);
 	return full && !shared ? qd_drain_cwnd(cwnd, cap, acked) : cwnd;
