@@ -240,8 +240,8 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
                if a["srtt"] >= base + 2 * rtt_ms * 250)
     span = after[-1]["t"] - after[0]["t"]
     top = max(e["cwnd"] for e in after)
-    figure(f"ssthresh set to, largest cwnd from {since:.1f} s (cap {cap:.0f})",
-           (first["ssthresh"] if first else None, top))
+    figure(f"ssthresh set to, from s, largest cwnd then (cap {cap:.0f})",
+           (first["ssthresh"] if first else None, round(since, 1), top))
     figure("seconds with srtt >= least + 50 ms, of", [round(high, 1), round(span, 1)])
     figure("losses: delay congestion / corruption; HyStart++ exits",
            f"{n['delay_congestion']}/{n['predicted_corruption']}; {n['hystart_exits']}")
