@@ -783,8 +783,9 @@ static bool spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
  * take the window to three times where the rise was seen, and a
  * corruption loss does not end it; a round's least RTT back under the
  * baseline resumes slow start, but the pipe was full, so the cap stays.
- * Once the pipe is full, a lone flow's window above the cap drains to it
- * on the ACKs (@acked packets delivered) that follow (qd_cwnd_bound()):
+ * Once the first slow start is over, a lone flow's window above the cap
+ * drains to it on the ACKs (@acked packets delivered) that follow
+ * (qd_cwnd_bound()):
  * the cap alone stopped growth but kept a window already past it, and its
  * queue, until a loss found the queue above the threshold.
  * An RTO's restore is not growth: the window of before the loss comes
@@ -796,14 +797,14 @@ static void spec_bound_cwnd(struct sock *sk, u32 before, u32 acked)
 	struct spec_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
 	u32 cwnd = tcp_snd_cwnd(tp), w;
+	bool over;
 
 	if (ca->ece_seen)
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	w = qd_cwnd_bound(&ca->qd, &qdp,
-			  ca->full || spec_ss_threshold(tp, ca) <
-				      TCP_INFINITE_SSTHRESH,
-			  before, cwnd, acked);
+	over = spec_ss_threshold(tp, ca) < TCP_INFINITE_SSTHRESH;
+	w = qd_cwnd_bound(&ca->qd, &qdp, ca->full || over, over, before, cwnd,
+			  acked);
 	if (w != cwnd)
 		tcp_snd_cwnd_set(tp, w);
 }

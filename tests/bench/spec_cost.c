@@ -238,8 +238,8 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 	/* spec_bound_cwnd() */
 	if (!c->ece_seen) {
 		qd_params_read(&qdp);
-		c->cwnd = qd_cwnd_bound(&c->qd, &qdp, true, before, c->cwnd,
-					acked);
+		c->cwnd = qd_cwnd_bound(&c->qd, &qdp, true, true, before,
+					c->cwnd, acked);
 	}
 	/* spec_set_pacing_rate() */
 	c->pacing_rate = spec_pacing_rate(MSS, c->cwnd, c->packets_out, c->srtt_x8,

@@ -427,28 +427,34 @@ static void test_bound(void)
 
 	qd_init(&s);
 	qd_rtt_sample(&s, &P, 0, 100000);
-	CHECK(qd_cwnd_bound(&s, &P, true, 300, 300, 2) == 300, "no rate: %u",
-	      qd_cwnd_bound(&s, &P, true, 300, 300, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, true, 300, 300, 2) == 300, "no rate: %u",
+	      qd_cwnd_bound(&s, &P, true, true, 300, 300, 2));
 	qd_rate_sample(&s, 50, 50000);
-	CHECK(qd_cwnd_bound(&s, &P, false, 200, 230, 2) == 225,
+	CHECK(qd_cwnd_bound(&s, &P, false, false, 200, 230, 2) == 225,
 	      "slow start, growth capped: %u",
-	      qd_cwnd_bound(&s, &P, false, 200, 230, 2));
-	CHECK(qd_cwnd_bound(&s, &P, false, 230, 230, 2) == 230,
+	      qd_cwnd_bound(&s, &P, false, false, 200, 230, 2));
+	CHECK(qd_cwnd_bound(&s, &P, false, false, 230, 230, 2) == 230,
 	      "slow start, no drain: %u",
-	      qd_cwnd_bound(&s, &P, false, 230, 230, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, 100, 101, 2) == 101, "under: %u",
-	      qd_cwnd_bound(&s, &P, true, 100, 101, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, 130, 131, 2) == 129,
+	      qd_cwnd_bound(&s, &P, false, false, 230, 230, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, false, 200, 200, 10) == 200,
+	      "first slow start, pipe full, no drain: %u",
+	      qd_cwnd_bound(&s, &P, true, false, 200, 200, 10));
+	CHECK(qd_cwnd_bound(&s, &P, true, false, 120, 130, 2) == 125,
+	      "first slow start, pipe full, growth capped at 1: %u",
+	      qd_cwnd_bound(&s, &P, true, false, 120, 130, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, true, 100, 101, 2) == 101, "under: %u",
+	      qd_cwnd_bound(&s, &P, true, true, 100, 101, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, true, 130, 131, 2) == 129,
 	      "alone, growth stopped, drained: %u",
-	      qd_cwnd_bound(&s, &P, true, 130, 131, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, 200, 200, 10) == 195,
-	      "alone, drained: %u", qd_cwnd_bound(&s, &P, true, 200, 200, 10));
+	      qd_cwnd_bound(&s, &P, true, true, 130, 131, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, true, 200, 200, 10) == 195,
+	      "alone, drained: %u", qd_cwnd_bound(&s, &P, true, true, 200, 200, 10));
 	s.rate_ns = 1500000;		/* two thirds of the best: shared */
-	CHECK(qd_cwnd_bound(&s, &P, true, 170, 180, 2) == 175,
+	CHECK(qd_cwnd_bound(&s, &P, true, true, 170, 180, 2) == 175,
 	      "shared, growth capped at 1.5: %u",
-	      qd_cwnd_bound(&s, &P, true, 170, 180, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, 200, 200, 10) == 200,
-	      "shared, no drain: %u", qd_cwnd_bound(&s, &P, true, 200, 200, 10));
+	      qd_cwnd_bound(&s, &P, true, true, 170, 180, 2));
+	CHECK(qd_cwnd_bound(&s, &P, true, true, 200, 200, 10) == 200,
+	      "shared, no drain: %u", qd_cwnd_bound(&s, &P, true, true, 200, 200, 10));
 }
 
 /* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */

@@ -817,19 +817,22 @@ static inline u32 qd_drain_cwnd(u32 cwnd, u32 cap, u32 acked)
 /*
  * The window after an ACK that took it from @before to @cwnd, @acked
  * packets delivered, where nothing has marked: growth stops at
- * qd_cwnd_cap_at()'s cap, and with the pipe known full (@full) a lone
- * flow's window above it drains to it (qd_drain_cwnd()). Where the
- * bottleneck is shared the window is left to the losses: a drain there
- * gives way to a sender that does not.
+ * qd_cwnd_cap_at()'s cap, and once the first slow start is over (@drain,
+ * which implies @full) a lone flow's window above it drains to it
+ * (qd_drain_cwnd()). Not in the first slow start: a drain in HyStart++'s
+ * CSS took the RTT back under CSS's baseline, slow start resumed, and
+ * CSS never ended (19 entries in 6 s). Where the bottleneck is shared the
+ * window is left to the losses: a drain there gives way to a sender that
+ * does not.
  */
 static inline u32 qd_cwnd_bound(const struct qd_state *s,
 				const struct qd_params *p, bool full,
-				u32 before, u32 cwnd, u32 acked)
+				bool drain, u32 before, u32 cwnd, u32 acked)
 {
 	bool shared;
 	u32 cap;
 
-	if (!full && cwnd <= before)
+	if (!drain && cwnd <= before)
 		return cwnd;	/* no growth, no drain */
 	cap = qd_cap_of(s, p, full, false);
 	if (cwnd <= cap)	/* under one BDP's cap: under 1.5's too */
@@ -839,7 +842,8 @@ static inline u32 qd_cwnd_bound(const struct qd_state *s,
 		cap = qd_cap_of(s, p, full, true);
 	if (cwnd > before && cwnd > cap)
 		cwnd = max_t(u32, before, cap);
-	return full && !shared ? qd_drain_cwnd(cwnd, cap, acked) : cwnd;
+	return drain && full && !shared ? qd_drain_cwnd(cwnd, cap, acked) :
+					  cwnd;
 }
 
 #endif /* _SPECNET_QDELAY_H */
