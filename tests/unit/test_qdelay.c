@@ -417,6 +417,12 @@ static void test_drain(void)
 	CHECK_DRAIN(U32_MAX, 4, U32_MAX, U32_MAX - U32_MAX / 2, "huge");
 }
 
+/* qd_cwnd_bound(@s, @full, @drain, @before, @cwnd, @acked) is @want. */
+#define CHECK_BOUND(s, full, drain, before, cwnd, acked, want, what)	\
+	CHECK(qd_cwnd_bound(s, &P, full, drain, before, cwnd, acked) ==	\
+	      (want), what ": %u",					\
+	      qd_cwnd_bound(s, &P, full, drain, before, cwnd, acked))
+
 /* qd_cwnd_bound(): growth stopped at the cap, a lone flow's window past
  * the cap of one BDP drained once the pipe is full, a shared one left;
  * 100 ms, 1 ms a packet: caps 125 (1 BDP), 175 (1.5), 225 (2, slow start).
@@ -427,34 +433,28 @@ static void test_bound(void)
 
 	qd_init(&s);
 	qd_rtt_sample(&s, &P, 0, 100000);
-	CHECK(qd_cwnd_bound(&s, &P, true, true, 300, 300, 2) == 300, "no rate: %u",
-	      qd_cwnd_bound(&s, &P, true, true, 300, 300, 2));
+	CHECK_BOUND(&s, true, true, 300, 300, 2, 300,
+		    "no rate");
 	qd_rate_sample(&s, 50, 50000);
-	CHECK(qd_cwnd_bound(&s, &P, false, false, 200, 230, 2) == 225,
-	      "slow start, growth capped: %u",
-	      qd_cwnd_bound(&s, &P, false, false, 200, 230, 2));
-	CHECK(qd_cwnd_bound(&s, &P, false, false, 230, 230, 2) == 230,
-	      "slow start, no drain: %u",
-	      qd_cwnd_bound(&s, &P, false, false, 230, 230, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, false, 200, 200, 10) == 200,
-	      "first slow start, pipe full, no drain: %u",
-	      qd_cwnd_bound(&s, &P, true, false, 200, 200, 10));
-	CHECK(qd_cwnd_bound(&s, &P, true, false, 120, 130, 2) == 125,
-	      "first slow start, pipe full, growth capped at 1: %u",
-	      qd_cwnd_bound(&s, &P, true, false, 120, 130, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, true, 100, 101, 2) == 101, "under: %u",
-	      qd_cwnd_bound(&s, &P, true, true, 100, 101, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, true, 130, 131, 2) == 129,
-	      "alone, growth stopped, drained: %u",
-	      qd_cwnd_bound(&s, &P, true, true, 130, 131, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, true, 200, 200, 10) == 195,
-	      "alone, drained: %u", qd_cwnd_bound(&s, &P, true, true, 200, 200, 10));
+	CHECK_BOUND(&s, false, false, 200, 230, 2, 225,
+		    "slow start, growth capped");
+	CHECK_BOUND(&s, false, false, 230, 230, 2, 230,
+		    "slow start, no drain");
+	CHECK_BOUND(&s, true, false, 200, 200, 10, 200,
+		    "first slow start, pipe full, no drain");
+	CHECK_BOUND(&s, true, false, 120, 130, 2, 125,
+		    "first slow start, pipe full, growth capped at 1");
+	CHECK_BOUND(&s, true, true, 100, 101, 2, 101,
+		    "under");
+	CHECK_BOUND(&s, true, true, 130, 131, 2, 129,
+		    "alone, growth stopped, drained");
+	CHECK_BOUND(&s, true, true, 200, 200, 10, 195,
+		    "alone, drained");
 	s.rate_ns = 1500000;		/* two thirds of the best: shared */
-	CHECK(qd_cwnd_bound(&s, &P, true, true, 170, 180, 2) == 175,
-	      "shared, growth capped at 1.5: %u",
-	      qd_cwnd_bound(&s, &P, true, true, 170, 180, 2));
-	CHECK(qd_cwnd_bound(&s, &P, true, true, 200, 200, 10) == 200,
-	      "shared, no drain: %u", qd_cwnd_bound(&s, &P, true, true, 200, 200, 10));
+	CHECK_BOUND(&s, true, true, 170, 180, 2, 175,
+		    "shared, growth capped at 1.5");
+	CHECK_BOUND(&s, true, true, 200, 200, 10, 200,
+		    "shared, no drain");
 }
 
 /* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
