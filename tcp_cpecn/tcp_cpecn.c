@@ -37,8 +37,9 @@
  * is above the threshold (until the first ECE; the window then goes down
  * to what the path delivers, qd_reduced_cwnd()) or the circuit breaker
  * tripped (the base decrease), and until the first ECE growth stops at
- * qd_cwnd_cap_at()'s cap: two BDPs in the first slow start, then one, or
- * one and a half while the bottleneck is shared
+ * qd_cwnd_cap_at()'s cap: two BDPs in the first slow start, then one with
+ * half the threshold's queue, or one and a half while the bottleneck is
+ * shared
  * (kernel/include/specnet/qdelay.h, qd_* parameters).
  *
  * Without negotiated ECN there is no congestion signal: such a connection

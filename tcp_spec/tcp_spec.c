@@ -775,8 +775,9 @@ static bool spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
  * (qd_cwnd_cap_at()): twice what the path delivers in a min RTT, plus the
  * threshold's queue, in the first slow start; once the pipe is known full
  * (HyStart++ saw the RTT rise, or a loss or CSS ended the first slow
- * start) one BDP plus the threshold, one and a half while another sender
- * shares the bottleneck. A window never outgrows a path that does not
+ * start) one BDP plus half the threshold's queue, one and a half BDPs
+ * plus all of it while another sender shares the bottleneck. A window
+ * never outgrows a path that does not
  * mark, and a lone flow's queue stays under the threshold between losses:
  * CUBIC's curve otherwise took it to two BDPs, a standing queue of one
  * BDP, on a FIFO that neither marks nor overflows. HyStart++'s CSS would
@@ -790,37 +791,64 @@ static bool spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
  * queue, until a loss found the queue above the threshold.
  * An RTO's restore is not growth: the window of before the loss comes
  * back whole (spec_cong_avoid()), and drains from the next ACK on.
+ * @how: QD_BOUND_LONE in a recovery kept as corruption (qd_cwnd_bound()),
+ * else 0; the state adds QD_BOUND_FULL and QD_BOUND_DRAIN.
  */
-static void spec_bound_cwnd(struct sock *sk, u32 before, u32 acked)
+static void spec_bound_cwnd(struct sock *sk, u32 before, u32 acked,
+			    unsigned int how)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 	struct qd_params qdp;
 	u32 cwnd = tcp_snd_cwnd(tp), w;
-	bool over;
 
 	if (ca->ece_seen)
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	over = spec_ss_threshold(tp, ca) < TCP_INFINITE_SSTHRESH;
-	w = qd_cwnd_bound(&ca->qd, &qdp, ca->full || over, over, before, cwnd,
-			  acked);
+	if (spec_ss_threshold(tp, ca) < TCP_INFINITE_SSTHRESH)
+		how |= QD_BOUND_DRAIN;
+	if (ca->full)
+		how |= QD_BOUND_FULL;
+	w = qd_cwnd_bound(&ca->qd, &qdp, how, before, cwnd, acked);
 	if (w != cwnd)
 		tcp_snd_cwnd_set(tp, w);
 }
 
 /*
+ * Whether the window is past the growth cap of a full pipe
+ * (qd_cwnd_cap_at(): one BDP plus half the threshold's queue alone, 1.5
+ * BDPs shared) until the first ECE; *@cap gets the cap.
+ */
+static bool spec_past_full_cap(struct sock *sk, u32 *cap)
+{
+	struct spec_ca *ca = inet_csk_ca(sk);
+	struct qd_params qdp;
+
+	if (ca->ece_seen)
+		return false;
+	specnet_qd_params_read(&specnet_qd, &qdp);
+	*cap = qd_cwnd_cap_at(&ca->qd, &qdp, true);
+	return tcp_snd_cwnd(tcp_sk(sk)) > *cap;
+}
+
+/*
  * HyStart++ (hystart.h, parameter hystart) in the first slow start (the
  * threshold, or the one a corruption episode will put back, still
- * infinite; no reduction under way), after the ACK's RTT sample and round accounting; @round_ended:
- * this ACK ended a round. CSS's end sets the threshold to the window.
+ * infinite; no reduction under way), after the ACK's RTT sample and round
+ * accounting; @round_ended: this ACK ended a round. CSS's end sets the
+ * threshold to the window. A window past the cap of a full pipe when the
+ * rise is seen, or that reaches it in CSS, ends slow start there, the
+ * threshold the cap: on a long path the rise shows a round after the
+ * window passed the BDP, up to twice it, and CSS held that window, and
+ * its queue, for five rounds (3 s at 600 ms: 300-500 ms of queue on a GEO
+ * path) before the drain could begin (spec_bound_cwnd()).
  */
 static void spec_hystart(struct sock *sk, bool round_ended)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 *ss = ca->ss_pending ? &ca->ss_before : &tp->snd_ssthresh;
-	u32 cur = ca->qd.rnd_rtt_us, n = ca->qd.rnd_samples;
+	u32 cur = ca->qd.rnd_rtt_us, n = ca->qd.rnd_samples, cap;
 
 	BUILD_BUG_ON(HSS_INF != QD_NONE);
 	if (*ss != TCP_INFINITE_SSTHRESH || ca->reducing ||
@@ -829,15 +857,17 @@ static void spec_hystart(struct sock *sk, bool round_ended)
 		return;
 	}
 	if (!ca->css_base) {
-		if (hss_slow_start_ends(ca->qd.rtt_us, cur, n)) {
-			ca->css_base = hss_base(cur);
-			ca->css_rounds = 0;
-			ca->full = 1;
-			spec_count(sk, SPEC_CNT_HYSTART);
-		}
-		return;
+		if (!hss_slow_start_ends(ca->qd.rtt_us, cur, n))
+			return;
+		ca->css_base = hss_base(cur);
+		ca->css_rounds = 0;
+		ca->full = 1;
+		spec_count(sk, SPEC_CNT_HYSTART);
 	}
-	if (round_ended && ++ca->css_rounds >= HSS_CSS_ROUNDS) {
+	if (spec_past_full_cap(sk, &cap)) {
+		*ss = max(cap, 2U);
+		ca->css_base = 0;
+	} else if (round_ended && ++ca->css_rounds >= HSS_CSS_ROUNDS) {
 		*ss = max(tcp_snd_cwnd(tp), 2U);
 		ca->css_base = 0;
 	} else if (hss_css_resumes(ca->css_base, cur, n)) {
@@ -924,7 +954,7 @@ static void spec_corrupt_recovery(struct sock *sk, u32 acked)
 		w = tcp_snd_cwnd(tp);
 	}
 	tcp_snd_cwnd_set(tp, w);
-	spec_bound_cwnd(sk, cwnd, acked);
+	spec_bound_cwnd(sk, cwnd, acked, QD_BOUND_LONE);
 	if (tcp_snd_cwnd(tp) != cwnd)
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 }
@@ -1029,7 +1059,7 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
 		u32 before = tcp_snd_cwnd(tp);
 
 		if (!spec_cong_avoid(sk, tp->snd_una, acked))
-			spec_bound_cwnd(sk, before, acked);
+			spec_bound_cwnd(sk, before, acked, 0);
 		tp->snd_cwnd_stamp = tcp_jiffies32;
 	}
 	spec_set_pacing_rate(sk);

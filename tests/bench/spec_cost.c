@@ -238,7 +238,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 	/* spec_bound_cwnd() */
 	if (!c->ece_seen) {
 		qd_params_read(&qdp);
-		c->cwnd = qd_cwnd_bound(&c->qd, &qdp, true, true, before,
+		c->cwnd = qd_cwnd_bound(&c->qd, &qdp, QD_BOUND_FULL | QD_BOUND_DRAIN, before,
 					c->cwnd, acked);
 	}
 	/* spec_set_pacing_rate() */

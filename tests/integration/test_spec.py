@@ -276,6 +276,51 @@ def test_a_window_past_the_cap_drains_to_it(spec, figure):
     assert n["hystart_exits"] >= 1, f"HyStart++ never saw the rise: {n}"
 
 
+def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
+    """On a long path HyStart++ sees the RTT rise a round after the window
+    passed the BDP; CSS then held a window already past the full pipe's
+    cap (the cap stops growth, not a window past it) for five rounds, 3 s
+    at 600 ms, resuming slow start whenever the RTT dipped, and set
+    ssthresh to that window at its end. A window past the cap at the rise,
+    or reaching it in CSS, now ends slow start there with ssthresh the cap
+    (one BDP plus half the threshold's queue: 557 packets here), and the
+    drain begins. 10 Mbit/s, 600 ms (495 packets), a FIFO that never
+    overflows, 20 s: ssthresh is first set to at most 1.1 x that cap, the
+    queue stands at 300 ms (twice the threshold) or more for at most 2.5 s,
+    and the window is under 1.25 x the cap from 1.5 s after ssthresh was
+    set. With CSS alone (6.1): ssthresh 708 at 9.9 s after five CSS
+    entries; with the end at the cap 517 and 525 at 4.6 s (two runs)."""
+    rtt_ms, rate = 600, 10e6
+    bdp = rate * rtt_ms / 1e3 / 8 / 1514
+    cap = bdp * 1.125                   # one BDP plus an eighth of the RTT
+    c = lab.bottleneck_chain("10mbit", rtt_ms, "parent 1:1 handle 10: pfifo limit 3000")
+    try:
+        c.ecn_sender("snd")
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 33554432")
+        lab.iperf3_server(c.ns("rcv"))
+        evs, _ = run_flow(c, "spec", seconds=20)
+        n = counters(c)
+    finally:
+        c.destroy()
+    base = min(e["srtt"] for e in evs)
+    high = sum(b["t"] - a["t"] for a, b in zip(evs, evs[1:])
+               if a["srtt"] >= base + 300000)
+    first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
+    assert first, f"slow start did not end: {n}"
+    after = [e for e in evs if e["t"] >= first["t"] + 1.5]
+    top = max((e["cwnd"] for e in after), default=0)
+    figure("ssthresh set to, at s, largest cwnd 1.5 s after (cap)",
+           (first["ssthresh"], round(first["t"] - evs[0]["t"], 1), top, round(cap)))
+    figure("seconds with srtt >= least + 300 ms, of",
+           [round(high, 1), round(evs[-1]["t"] - evs[0]["t"], 1)])
+    figure("HyStart++ exits, losses", (n["hystart_exits"], n["loss_events"]))
+    assert n["hystart_exits"] >= 1 and n["loss_events"] == 0, n
+    assert first["ssthresh"] <= 1.1 * cap, \
+        f"slow start ended at {first['ssthresh']} (cap {cap:.0f}): {n}"
+    assert high <= 2.5, f"{high:.1f} s with a queue of 300 ms or more: {n}"
+    assert top <= 1.25 * cap, f"cwnd {top} 1.5 s after ssthresh was set (cap {cap:.0f})"
+
+
 def assert_ss_send_uses_min_rtt(outs, figure):
     """spec's get_info is tcp_vegas's layout with the delay signal's min
     RTT as tcpv_rtt: ss computes "send" as cwnd x mss x 8 / tcpv_rtt, so

@@ -330,9 +330,14 @@ static void test_cap(void)
 	CHECK(qd_cwnd_cap(&s, &P) == QD_NONE, "no rate yet, no cap");
 	qd_rate_sample(&s, 50, 50000);
 	CHECK(qd_cwnd_cap(&s, &P) == 225, "cap %u", qd_cwnd_cap(&s, &P));
-	/* in eighths of a BDP: one BDP plus the threshold 125, 1.5 BDPs 175 */
+	/* in eighths of a BDP: one BDP plus the threshold 125, plus half of
+	 * it 112 (112.5 rounded down), 1.5 BDPs 175
+	 */
 	CHECK(qd_cwnd_cap_gain(&s, &P, QD_GAIN_UNIT) == 125, "cap 1 BDP %u",
 	      qd_cwnd_cap_gain(&s, &P, QD_GAIN_UNIT));
+	CHECK(qd_cwnd_cap_q(&s, &P, QD_GAIN_UNIT, 1) == 112,
+	      "cap 1 BDP, half the queue %u",
+	      qd_cwnd_cap_q(&s, &P, QD_GAIN_UNIT, 1));
 	CHECK(qd_cwnd_cap_gain(&s, &P, 12) == 175, "cap 1.5 BDPs %u",
 	      qd_cwnd_cap_gain(&s, &P, 12));
 	off.enable = 0;
@@ -364,14 +369,16 @@ static void test_shared(void)
 	CHECK(!qd_shared(&s), "3/4 of it");
 	s.rate_ns = 1333334;
 	CHECK(qd_shared(&s), "under 3/4");
-	/* the cap follows: one BDP and the threshold alone, 1.5 shared */
+	/* the cap follows: one BDP and half the threshold alone, 1.5 BDPs
+	 * and the threshold shared
+	 */
 	qd_rtt_sample(&s, &P, 0, 100000);
 	CHECK(qd_cwnd_cap_at(&s, &P, true) == 175, "shared %u",
 	      qd_cwnd_cap_at(&s, &P, true));
 	CHECK(qd_cwnd_cap_at(&s, &P, false) == 225, "slow start %u",
 	      qd_cwnd_cap_at(&s, &P, false));
 	s.rate_ns = 1100000;
-	CHECK(qd_cwnd_cap_at(&s, &P, true) == 125, "alone %u",
+	CHECK(qd_cwnd_cap_at(&s, &P, true) == 112, "alone %u",
 	      qd_cwnd_cap_at(&s, &P, true));
 	/* a lone flow on a link corrupting 20% delivers 0.8 of what it
 	 * sends: 1.4 ms a packet delivered (under 3/4 of the best) is 1.12
@@ -383,7 +390,7 @@ static void test_shared(void)
 	CHECK(qd_shared(&s), "no baseline yet");
 	s.quiet = QD_BRK_WARMUP;
 	CHECK(!qd_shared(&s), "20%% corruption read as sharing");
-	CHECK(qd_cwnd_cap_at(&s, &P, true) == 125, "corrupting, alone %u",
+	CHECK(qd_cwnd_cap_at(&s, &P, true) == 112, "corrupting, alone %u",
 	      qd_cwnd_cap_at(&s, &P, true));
 	s.rate_ns = 1666666;		/* 1333332 ns sent */
 	CHECK(!qd_shared(&s), "3/4 sent");
@@ -417,15 +424,18 @@ static void test_drain(void)
 	CHECK_DRAIN(U32_MAX, 4, U32_MAX, U32_MAX - U32_MAX / 2, "huge");
 }
 
-/* qd_cwnd_bound(@s, @full, @drain, @before, @cwnd, @acked) is @want. */
-#define CHECK_BOUND(s, full, drain, before, cwnd, acked, want, what)	\
-	CHECK(qd_cwnd_bound(s, &P, full, drain, before, cwnd, acked) ==	\
-	      (want), what ": %u",					\
-	      qd_cwnd_bound(s, &P, full, drain, before, cwnd, acked))
+/* qd_cwnd_bound(@s, @how, @before, @cwnd, @acked) is @want. */
+#define CHECK_BOUND(s, how, before, cwnd, acked, want, what)		\
+	CHECK(qd_cwnd_bound(s, &P, how, before, cwnd, acked) == (want),	\
+	      what ": %u", qd_cwnd_bound(s, &P, how, before, cwnd, acked))
+#define F	QD_BOUND_FULL
+#define FD	(QD_BOUND_FULL | QD_BOUND_DRAIN)
 
 /* qd_cwnd_bound(): growth stopped at the cap, a lone flow's window past
- * the cap of one BDP drained once the pipe is full, a shared one left;
- * 100 ms, 1 ms a packet: caps 125 (1 BDP), 175 (1.5), 225 (2, slow start).
+ * the cap of one BDP drained once the pipe is full, a shared one left,
+ * one taken as alone (QD_BOUND_LONE) drained whatever its rate;
+ * 100 ms, 1 ms a packet: caps 112 (1 BDP, alone), 175 (1.5, shared), 225
+ * (2, slow start).
  */
 static void test_bound(void)
 {
@@ -433,29 +443,33 @@ static void test_bound(void)
 
 	qd_init(&s);
 	qd_rtt_sample(&s, &P, 0, 100000);
-	CHECK_BOUND(&s, true, true, 300, 300, 2, 300,
-		    "no rate");
+	CHECK_BOUND(&s, FD, 300, 300, 2, 300, "no rate");
 	qd_rate_sample(&s, 50, 50000);
-	CHECK_BOUND(&s, false, false, 200, 230, 2, 225,
-		    "slow start, growth capped");
-	CHECK_BOUND(&s, false, false, 230, 230, 2, 230,
-		    "slow start, no drain");
-	CHECK_BOUND(&s, true, false, 200, 200, 10, 200,
+	CHECK_BOUND(&s, 0, 200, 230, 2, 225, "slow start, growth capped");
+	CHECK_BOUND(&s, 0, 230, 230, 2, 230, "slow start, no drain");
+	CHECK_BOUND(&s, F, 200, 200, 10, 200,
 		    "first slow start, pipe full, no drain");
-	CHECK_BOUND(&s, true, false, 120, 130, 2, 125,
+	CHECK_BOUND(&s, F, 100, 130, 2, 112,
 		    "first slow start, pipe full, growth capped at 1");
-	CHECK_BOUND(&s, true, true, 100, 101, 2, 101,
-		    "under");
-	CHECK_BOUND(&s, true, true, 130, 131, 2, 129,
-		    "alone, growth stopped, drained");
-	CHECK_BOUND(&s, true, true, 200, 200, 10, 195,
-		    "alone, drained");
+	CHECK_BOUND(&s, F, 120, 130, 2, 120,
+		    "first slow start, pipe full, no growth past the cap");
+	CHECK_BOUND(&s, QD_BOUND_DRAIN, 200, 200, 10, 195,
+		    "drain implies full");
+	CHECK_BOUND(&s, FD, 100, 101, 2, 101, "under");
+	CHECK_BOUND(&s, FD, 130, 131, 2, 129, "alone, growth stopped, drained");
+	CHECK_BOUND(&s, FD, 200, 200, 10, 195, "alone, drained");
 	s.rate_ns = 1500000;		/* two thirds of the best: shared */
-	CHECK_BOUND(&s, true, true, 170, 180, 2, 175,
-		    "shared, growth capped at 1.5");
-	CHECK_BOUND(&s, true, true, 200, 200, 10, 200,
-		    "shared, no drain");
+	CHECK_BOUND(&s, FD, 170, 180, 2, 175, "shared, growth capped at 1.5");
+	CHECK_BOUND(&s, FD, 200, 200, 10, 200, "shared, no drain");
+	CHECK_BOUND(&s, FD | QD_BOUND_LONE, 170, 180, 2, 169,
+		    "taken as alone: growth stopped at 1, drained");
+	CHECK_BOUND(&s, FD | QD_BOUND_LONE, 200, 200, 10, 195,
+		    "taken as alone: drained");
+	CHECK_BOUND(&s, F | QD_BOUND_LONE, 100, 130, 2, 112,
+		    "taken as alone, first slow start: capped at 1, no drain");
 }
+#undef F
+#undef FD
 
 /* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
 #define CHECK_REDUCED(s, cwnd, want, what)				\
