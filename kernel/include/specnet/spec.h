@@ -79,6 +79,12 @@
  *    the window.
  *    The module therefore controls cwnd itself (cong_control) and applies
  *    PRR, spec_prr_sndcnt() below, only to congestion reductions.
+ *  - in those, for the same reason, the slow-start reduction bound's one
+ *    segment more than delivered (below ssthresh) comes on every ACK, as
+ *    RFC 6937 has it, not only on one that advances snd_una and reports
+ *    no new loss, as the stack and RFC 6937bis do (@una_no_loss always
+ *    true): with corruption, what is in flight stays at ssthresh through
+ *    the reduction instead of falling under it.
  */
 #ifndef _SPECNET_SPEC_H
 #define _SPECNET_SPEC_H
