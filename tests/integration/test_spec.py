@@ -212,6 +212,25 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     assert_ss_send_uses_min_rtt(ss, figure)
 
 
+def fifo_flow(rtt_ms, fifo, seconds=20, rmem="4096 131072 16777216"):
+    """One spec flow, traced, 10 Mbit/s with @rtt_ms of RTT, through a FIFO
+    of @fifo packets that never marks. Returns (events, counters)."""
+    c = lab.bottleneck_chain("10mbit", rtt_ms, f"parent 1:1 handle 10: pfifo limit {fifo}")
+    try:
+        c.ecn_sender("snd")
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", rmem)
+        lab.iperf3_server(c.ns("rcv"))
+        evs, _ = run_flow(c, "spec", seconds=seconds)
+        return evs, counters(c)
+    finally:
+        c.destroy()
+
+
+def seconds_over(evs, base, over_us):
+    """The time the trace's smoothed RTT stood @over_us or more above @base."""
+    return sum(b["t"] - a["t"] for a, b in zip(evs, evs[1:]) if a["srtt"] >= base + over_us)
+
+
 def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     """One spec flow, 10 Mbit/s, 100 ms (83 packets), through a FIFO of
     @fifo packets that never marks, spec loaded with @params. From @since
@@ -223,15 +242,7 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     rtt_ms, rate = 100, 10e6
     bdp = rate * rtt_ms / 1e3 / 8 / 1514
     cap = bdp * 1.25                    # one BDP plus a quarter of the RTT
-    c = lab.bottleneck_chain("10mbit", rtt_ms, f"parent 1:1 handle 10: pfifo limit {fifo}")
-    try:
-        c.ecn_sender("snd")
-        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
-        lab.iperf3_server(c.ns("rcv"))
-        evs, _ = run_flow(c, "spec", seconds=seconds)
-        n = counters(c)
-    finally:
-        c.destroy()
+    evs, n = fifo_flow(rtt_ms, fifo, seconds)
     first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
     if since is None:
         assert first, f"slow start did not end: {n}"
@@ -239,8 +250,7 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     after = [e for e in evs if e["t"] >= evs[0]["t"] + since]
     assert after and after[-1]["t"] - after[0]["t"] >= 10, f"under 10 s from {since:.1f} s"
     base = min(e["srtt"] for e in evs)
-    high = sum(b["t"] - a["t"] for a, b in zip(after, after[1:])
-               if a["srtt"] >= base + 2 * rtt_ms * 250)
+    high = seconds_over(after, base, 2 * rtt_ms * 250)
     span = after[-1]["t"] - after[0]["t"]
     top = max(e["cwnd"] for e in after)
     figure(f"ssthresh set to, from s, largest cwnd then (cap {cap:.0f})",
@@ -293,18 +303,8 @@ def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
     rtt_ms, rate = 600, 10e6
     bdp = rate * rtt_ms / 1e3 / 8 / 1514
     cap = bdp * 1.125                   # one BDP plus an eighth of the RTT
-    c = lab.bottleneck_chain("10mbit", rtt_ms, "parent 1:1 handle 10: pfifo limit 3000")
-    try:
-        c.ecn_sender("snd")
-        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 33554432")
-        lab.iperf3_server(c.ns("rcv"))
-        evs, _ = run_flow(c, "spec", seconds=20)
-        n = counters(c)
-    finally:
-        c.destroy()
-    base = min(e["srtt"] for e in evs)
-    high = sum(b["t"] - a["t"] for a, b in zip(evs, evs[1:])
-               if a["srtt"] >= base + 300000)
+    evs, n = fifo_flow(rtt_ms, 3000, rmem="4096 131072 33554432")
+    high = seconds_over(evs, min(e["srtt"] for e in evs), 300000)
     first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
     assert first, f"slow start did not end: {n}"
     after = [e for e in evs if e["t"] >= first["t"] + 1.5]
