@@ -74,7 +74,7 @@ static inline void specnet_qd_params_read(const struct qd_params *base,
 
 /*
  * Per ACK, from pkts_acked (called for every ACK, in recovery too): the
- * RTT sample (to the step detector after the first slow start, then to
+ * RTT sample (to the step detector once a loss was judged, then to
  * the filters), the stack's latest delivery-rate sample (not app-limited), and
  * the round and breaker accounting. Returns qd_ack()'s QD_ACK_* bits.
  */
@@ -86,7 +86,7 @@ static inline unsigned int specnet_qd_acked(struct sock *sk,
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	if (sample->rtt_us > 0) {
-		qd_step_sample(s, p, sample->rtt_us, !tcp_in_slow_start(tp));
+		qd_step_sample(s, p, sample->rtt_us);
 		qd_rtt_sample(s, p, (u32)tp->tcp_mstamp, sample->rtt_us);
 	}
 	if (!tp->rate_app_limited)

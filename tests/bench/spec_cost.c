@@ -217,7 +217,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 
 	/* spec_pkts_acked() */
 	qd_params_read(&qdp);
-	qd_step_sample(&c->qd, &qdp, rtt_us, true);
+	qd_step_sample(&c->qd, &qdp, rtt_us);
 	qd_rtt_sample(&c->qd, &qdp, c->now_us, rtt_us);
 	qd_rate_sample(&c->qd, rate_delivered, rate_interval_us);
 	qd_ack(&c->qd, &qdp, c->delivered, c->lost, c->packets_out);
@@ -272,6 +272,7 @@ int main(int argc, char **argv)
 	qd_param_words[4] = qd_defaults.brk_floor;
 	qd_param_words[5] = qd_defaults.brk_mult;
 	qd_init(&c.qd);
+	qd_loss_verdict(&c.qd, &qd_defaults);	/* past a loss: steps watched */
 	cubic_init(&c.cubic);
 	c.cubic.last_max = 1000;	/* an epoch after a reduction from 1000 */
 	c.bic.last_max_cwnd = 1000;

@@ -575,6 +575,12 @@ static void test_path_bdp(void)
 }
 
 /* Samples @from..@to us, @n of them evenly, at @t_us, 10 us apart. */
+/* A loss event judged: the step detector watches from here on. */
+static void settle(struct qd_state *s)
+{
+	qd_loss_verdict(s, &P);
+}
+
 static void samples(struct qd_state *s, const struct qd_params *p,
 		    u32 *t_us, u32 from, u32 to, u32 n)
 {
@@ -585,7 +591,7 @@ static void samples(struct qd_state *s, const struct qd_params *p,
 		u32 rtt = from + (u32)((u64)(to - from) * i /
 				       (n > 1 ? n - 1 : 1));
 
-		qd_step_sample(s, p, rtt, true);
+		qd_step_sample(s, p, rtt);
 		qd_rtt_sample(s, p, *t_us, rtt);
 	}
 }
@@ -604,8 +610,8 @@ static unsigned int round_at(struct qd_state *s, const struct qd_params *p,
  * candidate, a sample below level + 1.5625 ms ends it). A LEO handover to
  * 60 ms moves the minimum to 60 ms after a whole round at the new level;
  * a delayed ACK, a queue that builds sample by sample, a jump on top of a
- * standing queue, a jump that falls back and a jump in the first slow
- * start do not move it.
+ * standing queue, a jump that falls back and a jump before the first loss
+ * event do not move it.
  */
 static void test_path_step(void)
 {
@@ -614,6 +620,7 @@ static void test_path_step(void)
 	u32 t = 0, del = 0, i, ev = 0;
 
 	qd_init(&s);
+	settle(&s);
 	qd_ack(&s, &P, 0, 0, 10);
 	for (i = 0; i < 3; i++)
 		round_at(&s, &P, &t, &del, 25000, 10);
@@ -645,6 +652,7 @@ static void test_path_step(void)
 
 	/* a delayed ACK: one sample 40 ms late, then the level again */
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 25000, 10);
@@ -679,6 +687,7 @@ static void test_path_step(void)
 	 * 50 - (34.944 - 6.25) = 21.306 ms, 3.7 ms of queue left
 	 */
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 25000, 10);
@@ -701,6 +710,7 @@ static void test_path_step(void)
 	 * 66.314 ms, and the 8.7 ms of queue left are under the threshold
 	 */
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 25000, 10);
@@ -732,6 +742,7 @@ static void test_path_step(void)
 	 * 31.51 ms): 25 + 61 - 31.656 = 54.344 ms, 6.7 ms of queue left.
 	 */
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 25000, 10);
@@ -758,6 +769,7 @@ static void test_path_step(void)
 
 	/* a jump that falls back in the round after it (a burst that drains) */
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 25000, 10);
@@ -774,6 +786,7 @@ static void test_path_step(void)
 	/* the delay signal off: no step either */
 	off.enable = 0;
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &off, 0, 0, 10);
 	round_at(&s, &off, &t, &del, 25000, 10);
@@ -783,33 +796,40 @@ static void test_path_step(void)
 	CHECK(!ev && s.min_rtt_us == 25000, "disabled: %u, min %u", ev,
 	      s.min_rtt_us);
 
-	/* in the first slow start a jump is no candidate; out of it, even a
-	 * later slow start (after a timeout) is watched; a loss event ends
-	 * the first slow start too
+	/* before the first loss event a jump is no candidate (a first slow
+	 * start's flights, a competitor's slow start), nor a step after a
+	 * whole round; after it, one is
 	 */
 	qd_init(&s);
-	qd_step_sample(&s, &P, 25000, false);
-	qd_rtt_sample(&s, &P, 0, 25000);
-	qd_step_sample(&s, &P, 60000, false);
-	CHECK(!s.step_chk, "first slow start: candidate %u", s.step_chk);
-	qd_step_sample(&s, &P, 25000, true);
-	qd_step_sample(&s, &P, 60000, false);
-	CHECK(s.step_chk, "a later slow start: a candidate");
+	t = del = 0;
+	qd_ack(&s, &P, 0, 0, 10);
+	round_at(&s, &P, &t, &del, 25000, 10);
+	samples(&s, &P, &t, 60000, 60000, 5);
+	CHECK(!s.step_chk, "before a loss: candidate %u", s.step_chk);
+	for (i = 0, ev = 0; i < 3; i++)
+		ev |= round_at(&s, &P, &t, &del, 60000, 10);
+	CHECK(!ev && s.min_rtt_us == 25000, "before a loss: %u, min %u", ev,
+	      s.min_rtt_us);
+	settle(&s);
+	samples(&s, &P, &t, 95000, 95000, 1);
+	CHECK(!s.step_chk, "over 35 ms of queue");
 	qd_init(&s);
-	qd_step_sample(&s, &P, 25000, false);
+	qd_step_sample(&s, &P, 25000);
 	qd_rtt_sample(&s, &P, 0, 25000);
-	qd_loss_verdict(&s, &P);
-	qd_step_sample(&s, &P, 60000, false);
+	settle(&s);
+	qd_step_sample(&s, &P, 60000);
 	CHECK(s.step_chk, "after a loss: a candidate");
 
 	/* an RTT beyond 8.4 s (the level's range) saturates, no wrap */
 	qd_init(&s);
-	qd_step_sample(&s, &P, 9000000, true);
+	settle(&s);
+	qd_step_sample(&s, &P, 9000000);
 	CHECK(s.step_last == 0xffff, "level %u", s.step_last);
 	/* ... and a saturated level sees no step: min 9 s (threshold
 	 * 2.25 s), then 1 s of queue is not a move of the path
 	 */
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 9000000, 10);
@@ -826,6 +846,7 @@ static void test_path_step(void)
 	off = P;
 	off.loss_us = 100;
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &off, 0, 0, 10);
 	round_at(&s, &off, &t, &del, 400, 10);
@@ -840,6 +861,7 @@ static void test_path_step(void)
 	 * round that confirms: the next round with samples is
 	 */
 	qd_init(&s);
+	settle(&s);
 	t = del = 0;
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 25000, 10);

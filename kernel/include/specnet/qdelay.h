@@ -186,7 +186,7 @@ struct qd_state {
 	    tripped:1,		/* breaker: next loss is congestion */
 	    quiet:3,		/* quiet intervals seen, up to QD_BRK_WARMUP */
 	    step_chk:2,		/* round ends until a candidate step's check */
-	    settled:1;		/* the first slow start is over */
+	    settled:1;		/* a loss event was judged */
 	u8  rnd_samples;	/* RTT samples in the round under way (<= 255) */
 };
 
@@ -331,21 +331,24 @@ static inline void qd_floor_round(struct qd_state *s, u32 rtt_us)
  * last sample or the last round's least, whichever is lower (our own queue
  * at a handover is mostly under it, and its least sample of a round is
  * under it even when a burst puts the last sample over; a competitor's
- * standing queue is not). Not
- * in the first slow start, which ends at the first sample out of slow
- * start (@steady) or the first loss event: it sends in flights with gaps
+ * standing queue is not). Not before the first loss event
+ * (qd_verdict_at()): the first slow start sends in flights with gaps
  * between them, and a competitor starting with it can fill its queue by a
- * whole flight between two samples. (The slow start after a timeout is
- * watched: a LEO handover comes with a loss burst, and the timeout it
- * causes is where the step shows.) The jump is measured from the top of
- * the level's 128 us unit, so that its rounding never makes a flat RTT a
- * jump; no step is seen from a level of 0 (no sample yet, or under
- * 128 us) or from a saturated one (8.4 s and more: the level no longer
- * says where the RTT was).
+ * whole flight between two samples; and a competitor's first slow start,
+ * which goes on after ours has seen the RTT rise (it is what raised it),
+ * grows its queue by several ms from one of our samples to the next until
+ * it overflows the buffer. Ended at our first sample out of slow start,
+ * the watch let that growth through as steps: against CUBIC through a
+ * FIFO the minimum climbed onto CUBIC's queue. (The slow start after a
+ * timeout is watched: a LEO handover comes with a loss burst, and the
+ * timeout it causes is where the step shows.) The jump is measured from
+ * the top of the level's 128 us unit, so that its rounding never makes a
+ * flat RTT a jump; no step is seen from a level of 0 (no sample yet, or
+ * under 128 us) or from a saturated one (8.4 s and more: the level no
+ * longer says where the RTT was).
  */
 static inline void qd_step_sample(struct qd_state *s,
-				  const struct qd_params *p, u32 rtt_us,
-				  bool steady)
+				  const struct qd_params *p, u32 rtt_us)
 {
 	u32 last = (u32)s->step_last << QD_STEP_SHIFT;
 	u32 top = last + (1U << QD_STEP_SHIFT) - 1;	/* its unit's top */
@@ -353,8 +356,6 @@ static inline void qd_step_sample(struct qd_state *s,
 
 	if (!rtt_us)
 		return;
-	if (steady)
-		s->settled = 1;
 	if (!s->settled) {
 		s->step_chk = 0;
 	} else if (s->step_chk) {
@@ -568,7 +569,7 @@ static inline enum qd_verdict qd_verdict_at(struct qd_state *s,
 {
 	u32 q, aqm;
 
-	s->settled = 1;		/* a loss ends the first slow start's watch */
+	s->settled = 1;		/* the step detector's watch starts */
 	if (!p->enable)
 		return QD_QUIET;
 	if (s->tripped) {
