@@ -135,7 +135,12 @@ def test_a_corruption_does_not_end_slow_start(spec, figure):
     completes it is back to 'infinite', its value before the loss; the
     window goes on doubling per RTT. The receive buffer autotunes here, so
     the flow is cwnd-limited. (With ssthresh = cwnd, Reno's +1 per RTT
-    would add 3 segments in those 3 RTTs.)"""
+    would add 3 segments in those 3 RTTs.) HyStart++ is off (hystart=0):
+    at 450 packets in 100 ms (52 Mbit/s) a TCG guest's forwarding queues
+    (the smoothed RTT rose from 101 to 119 ms within the recovery on the
+    6.1 guest), and HyStart++ rightly ended slow start on that rise, which
+    is not what this test is about."""
+    lab.load_module("tcp_spec", hystart=0)
     c = wnd_limited_chain()
     try:
         c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 131072 16777216")
@@ -147,12 +152,16 @@ def test_a_corruption_does_not_end_slow_start(spec, figure):
         pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT)
         during = [e for e in evs[i:] if e["ssthresh"] < INFINITE_SSTHRESH]
         back = next((e for e in evs[i:] if e["ssthresh"] == INFINITE_SSTHRESH), None)
+        n = counters(c)
         figure("pre-loss cwnd, recovery ssthresh, ms to ssthresh back",
                (pre, evs[i]["ssthresh"], round((back["t"] - t0) * 1000) if back else None))
+        figure("HyStart++ exits, loss events", (n["hystart_exits"], n["loss_events"]))
+        trace = [(round(e["t"] - t0, 2), e["cwnd"], e["ssthresh"], e["srtt"] // 1000)
+                 for e in evs[max(i - 40, 0):i + 200:10]]
         assert evs[i]["ssthresh"] >= 0.9 * pre, f"target {evs[i]['ssthresh']}, pre {pre}"
-        assert back, "ssthresh never went back to its pre-loss value (slow start ended)"
+        assert back, f"ssthresh never went back to its pre-loss value: {n} {trace}"
         assert back["t"] - t0 <= 4 * RTT, f"ssthresh back after {back['t'] - t0:.2f} s"
-        assert all(e["t"] < back["t"] for e in during), "ssthresh set again with no loss"
+        assert all(e["t"] < back["t"] for e in during), f"ssthresh set again: {n} {trace}"
         later = [e["cwnd"] for e in evs if back["t"] <= e["t"] <= back["t"] + 3 * RTT]
         assert later and max(later) >= 1.8 * pre, f"cwnd {pre} -> {max(later or [0])}"
         n = counters(c)
