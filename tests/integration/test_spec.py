@@ -164,7 +164,6 @@ def test_a_corruption_does_not_end_slow_start(spec, figure):
         assert all(e["t"] < back["t"] for e in during), f"ssthresh set again: {n} {trace}"
         later = [e["cwnd"] for e in evs if back["t"] <= e["t"] <= back["t"] + 3 * RTT]
         assert later and max(later) >= 1.8 * pre, f"cwnd {pre} -> {max(later or [0])}"
-        n = counters(c)
         assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
     finally:
         c.destroy()

@@ -83,7 +83,9 @@
  * own queue. A queue of a competitor keeps the minimum
  * where it was: it stands (CUBIC's, through a FIFO of more than a BDP, far
  * above twice the threshold) before anything jumps, and it grows by
- * ACK-clocked packets, not by half a threshold at once. Without this,
+ * ACK-clocked packets, not by half a threshold at once; the one that
+ * jumps, a competitor's slow start, comes before the first loss, and the
+ * watch starts there (qd_step_sample()). Without this,
  * every RTT rise at a handover read as queue for the 300 s window and
  * turned each random loss into a congestion cut (docs/algorithms.md,
  * "Path steps").
@@ -91,9 +93,10 @@
  * Growth is bounded by what the path delivers: in the first slow start
  * qd_cwnd_cap() is twice the BDP (BBR's cwnd gain of 2) plus the loss
  * threshold's worth of packets. Once the pipe is known full (the first
- * slow start is over) qd_cwnd_cap_at() is one BDP plus the threshold, the
- * most a lone flow needs to keep the link busy, so that its queue stays
- * under the threshold where nothing marks or drops; one and a half BDPs
+ * slow start is over) qd_cwnd_cap_at() is one BDP plus half the
+ * threshold's queue, the most a lone flow needs to keep the link busy, so
+ * that its queue stays under the threshold where nothing marks or drops;
+ * one and a half BDPs plus the threshold
  * while the flow delivers under three quarters of the path's rate
  * (qd_shared(): another sender takes the rest), room for a competitor's
  * queue: with one BDP, CUBIC filling a FIFO kept spec near a third of the
