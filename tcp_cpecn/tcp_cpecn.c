@@ -495,7 +495,8 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	}
 	before = tcp_snd_cwnd(tp);
 	tcp_reno_cong_avoid(sk, ack, acked);
-	if (ca->ece_acks || !specnet_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before)
+	if (ca->ece_acks || !specnet_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before ||
+	    qd_cwnd_under_bdp(&ca->qd, tcp_snd_cwnd(tp)))
 		return;
 	/* Until the first ECE, growth stops at the delay signal's cap: one
 	 * BDP plus the threshold once slow start is over (1.5 sharing).

@@ -795,6 +795,8 @@ static bool spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
  * queue, until a loss found the queue above the threshold.
  * An RTO's restore is not growth: the window of before the loss comes
  * back whole (spec_cong_avoid()), and drains from the next ACK on.
+ * A window of at most one BDP (qd_cwnd_under_bdp()) is under every cap:
+ * the common case takes neither the parameters nor the threshold.
  * @how: QD_BOUND_LONE in a recovery kept as corruption (qd_cwnd_bound()),
  * else 0; the state adds QD_BOUND_FULL and QD_BOUND_DRAIN.
  */
@@ -806,7 +808,7 @@ static void spec_bound_cwnd(struct sock *sk, u32 before, u32 acked,
 	struct qd_params qdp;
 	u32 cwnd = tcp_snd_cwnd(tp), w;
 
-	if (ca->ece_seen)
+	if (ca->ece_seen || qd_cwnd_under_bdp(&ca->qd, cwnd))
 		return;
 	specnet_qd_params_read(&specnet_qd, &qdp);
 	if (spec_ss_threshold(tp, ca) < TCP_INFINITE_SSTHRESH)

@@ -5,7 +5,7 @@
  * instructions executed inside bench_spec() or bench_reno() only
  * (--toggle-collect).
  *
- *   spec_cost spec|spec-ecn|reno COUNT
+ *   spec_cost spec|spec-regrow|spec-ecn|growth|cubic|reno COUNT
  *
  * One call is what the congestion control does for one ACK of one segment
  * in congestion avoidance, the common case on a long path:
@@ -17,7 +17,18 @@
  *           cong_control() (CUBIC's cnt from cubic.h, the
  *           stack's tcp_cong_avoid_ai(), the growth cap and drain of
  *           a path that has not marked, the pacing rate of spec.h);
+ *           The window is at the BDP it measures: the rate samples are
+ *           the window's own (cwnd a round), so the growth cap is computed
+ *           on every ACK (the window between one BDP and the cap, the
+ *           state of a lone flow between losses);
+ * spec-regrow: the same while the window regrows after the reduction, under
+ *           the rate the epoch before it delivered (1000 packets a min
+ *           RTT): under one BDP, no cap is computed (qd_cwnd_under_bdp());
  * spec-ecn: the same once an ECN-Echo has been seen (no growth cap);
+ * growth:   the least any design with spec's growth costs: CUBIC's cnt as
+ *           spec computes it (cubic.h, with its cache), the stack's
+ *           tcp_cong_avoid_ai(), a min RTT filter and spec's pacing rate,
+ *           nothing else;
  * cubic:    the kernel's default, for reference: a replica of tcp_cubic.c's
  *           pkts_acked() (the min RTT) and cong_avoid() (bictcp_update(),
  *           which keeps cnt for 1/32 s while cwnd is unchanged) with the
@@ -236,7 +247,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 	c->cnt_kept = true;
 	tcp_cong_avoid_ai(c, cnt, acked);
 	/* spec_bound_cwnd() */
-	if (!c->ece_seen) {
+	if (!c->ece_seen && !qd_cwnd_under_bdp(&c->qd, c->cwnd)) {
 		qd_params_read(&qdp);
 		c->cwnd = qd_cwnd_bound(&c->qd, &qdp, QD_BOUND_FULL | QD_BOUND_DRAIN, before,
 					c->cwnd, acked);
@@ -246,6 +257,33 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 					  c->cwnd < c->ssthresh / 2 ? 200 :
 					  PACING_CA_RATIO);
 }
+
+/* spec_cubic_ai() and spec_set_pacing_rate() with a min RTT filter: the
+ * growth alone
+ */
+__attribute__((noinline)) void bench_growth(struct conn *c, u32 acked, u32 rtt_us)
+{
+	u32 cnt;
+
+	if (rtt_us < c->qd.min_rtt_us)
+		c->qd.min_rtt_us = rtt_us;
+	if (!c->cwnd_limited)
+		return;
+	cnt = cubic_cnt_cached(&c->cubic, &c->cnt_cache, c->cnt_kept, c->cwnd,
+			       acked, c->now_us / 1000, c->qd.min_rtt_us / 1000);
+	c->cnt_kept = true;
+	tcp_cong_avoid_ai(c, cnt, acked);
+	c->pacing_rate = spec_pacing_rate(MSS, c->cwnd, c->packets_out, c->srtt_x8,
+					  c->cwnd < c->ssthresh / 2 ? 200 :
+					  PACING_CA_RATIO);
+}
+
+enum mode { RENO, SPEC, SPEC_REGROW, SPEC_ECN, GROWTH, CUBIC, MODES };
+
+static const char * const mode_names[MODES] = {
+	[RENO] = "reno", [SPEC] = "spec", [SPEC_REGROW] = "spec-regrow",
+	[SPEC_ECN] = "spec-ecn", [GROWTH] = "growth", [CUBIC] = "cubic",
+};
 
 int main(int argc, char **argv)
 {
@@ -258,11 +296,12 @@ int main(int argc, char **argv)
 	int mode;
 
 	count = argc == 3 ? atol(argv[2]) : 0;
-	mode = argc == 3 ? (!strcmp(argv[1], "reno") ? 0 : !strcmp(argv[1], "spec") ? 1 :
-			    !strcmp(argv[1], "spec-ecn") ? 2 :
-			    !strcmp(argv[1], "cubic") ? 3 : -1) : -1;
-	if (count <= 0 || mode < 0) {
-		fprintf(stderr, "usage: spec_cost spec|spec-ecn|reno|cubic COUNT\n");
+	for (mode = 0; mode < MODES && argc == 3; mode++)
+		if (!strcmp(argv[1], mode_names[mode]))
+			break;
+	if (count <= 0 || argc != 3 || mode == MODES) {
+		fprintf(stderr,
+			"usage: spec_cost spec|spec-regrow|spec-ecn|growth|cubic|reno COUNT\n");
 		return 2;
 	}
 	qd_param_words[0] = qd_defaults.enable;
@@ -276,14 +315,18 @@ int main(int argc, char **argv)
 	cubic_init(&c.cubic);
 	c.cubic.last_max = 1000;	/* an epoch after a reduction from 1000 */
 	c.bic.last_max_cwnd = 1000;
-	c.ece_seen = mode == 2;
+	c.ece_seen = mode == SPEC_ECN;
+	if (mode == SPEC_REGROW)	/* the epoch before the reduction */
+		qd_rate_sample(&c.qd, c.bic.last_max_cwnd, BASE_RTT_US);
 	for (i = 0; i < count; i++) {
 		c.now_us += ACK_US;
 		c.delivered++;
-		if (mode == 0)
+		if (mode == RENO)
 			bench_reno(&c, 1);
-		else if (mode == 3)
+		else if (mode == CUBIC)
 			bench_cubic(&c, 1, BASE_RTT_US + jitter_us());
+		else if (mode == GROWTH)
+			bench_growth(&c, 1, BASE_RTT_US + jitter_us());
 		else
 			bench_spec(&c, 1, BASE_RTT_US + jitter_us(), c.cwnd,
 				   BASE_RTT_US + jitter_us());

@@ -468,6 +468,44 @@ static void test_bound(void)
 	CHECK_BOUND(&s, F | QD_BOUND_LONE, 100, 130, 2, 112,
 		    "taken as alone, first slow start: capped at 1, no drain");
 }
+
+/* qd_cwnd_under_bdp(): 100 ms, 1 ms a packet: a BDP of 100 packets. A
+ * window it accepts is at most every cap qd_cwnd_bound() may apply
+ * (qd_cap_of()'s four, for the least parameters too), so skipping them
+ * changes no result.
+ */
+static void test_under_bdp(void)
+{
+	struct qd_params low = P;
+	const struct qd_params *ps[] = { &P, &low };
+	struct qd_state s;
+	unsigned int k, bad = 0, taken = 0;
+	u32 cwnd, ns;
+
+	low.loss_us = QD_LOSS_US_MIN;
+	low.loss_pct = QD_LOSS_PCT_MIN;
+	qd_init(&s);
+	CHECK(!qd_cwnd_under_bdp(&s, 1), "no estimates");
+	qd_rtt_sample(&s, &P, 0, 100000);
+	CHECK(!qd_cwnd_under_bdp(&s, 1), "no rate");
+	qd_rate_sample(&s, 50, 50000);
+	CHECK(qd_cwnd_under_bdp(&s, 100), "one BDP");
+	CHECK(!qd_cwnd_under_bdp(&s, 101), "one BDP and a packet");
+	for (ns = 700; ns <= 1500000; ns = ns * 3 + 11) {
+		s.pkt_ns = ns;
+		for (cwnd = 1; cwnd <= 200000; cwnd += 1 + cwnd / 64) {
+			if (!qd_cwnd_under_bdp(&s, cwnd))
+				continue;
+			taken++;
+			for (k = 0; k < 2; k++)
+				if (qd_cap_of(&s, ps[k], false, false) < cwnd ||
+				    qd_cap_of(&s, ps[k], true, false) < cwnd ||
+				    qd_cap_of(&s, ps[k], true, true) < cwnd)
+					bad++;
+		}
+	}
+	CHECK(taken > 1000 && !bad, "under every cap: %u of %u", bad, taken);
+}
 #undef F
 #undef FD
 
@@ -891,6 +929,7 @@ int main(void)
 	RUN(test_shared);
 	RUN(test_drain);
 	RUN(test_bound);
+	RUN(test_under_bdp);
 	RUN(test_reduced);
 	RUN(test_path_bdp);
 	RUN(test_path_step);

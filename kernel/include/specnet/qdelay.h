@@ -837,6 +837,22 @@ static inline u32 qd_drain_cwnd(u32 cwnd, u32 cap, u32 acked)
 	return cwnd - cap > step ? cwnd - step : cap;
 }
 
+/*
+ * Whether @cwnd is at most one BDP as the caps count it (min_rtt_us /
+ * pkt_ns packets). Every cap qd_cwnd_bound() applies is at least that
+ * (the queue terms add to it; sharing and the first slow start raise its
+ * gain), so such a window is neither capped nor drained, whatever the
+ * parameters say: the test every ACK can make first, without the
+ * threshold, a division or the parameters (on a lossy long path the
+ * window spends most of its time there, regrowing after reductions).
+ * False without both estimates (the caller then asks qd_cwnd_bound()).
+ */
+static inline bool qd_cwnd_under_bdp(const struct qd_state *s, u32 cwnd)
+{
+	return s->min_rtt_us != QD_NONE && s->pkt_ns != QD_NONE &&
+	       (u64)cwnd * s->pkt_ns <= (u64)s->min_rtt_us * 1000;
+}
+
 /* qd_cwnd_bound()'s @how */
 #define QD_BOUND_FULL	1U	/* the pipe is known full: the one-BDP cap */
 #define QD_BOUND_DRAIN	2U	/* the first slow start is over: drain */
@@ -867,8 +883,9 @@ static inline u32 qd_cwnd_bound(const struct qd_state *s,
 	bool full = how & (QD_BOUND_FULL | QD_BOUND_DRAIN), shared;
 	u32 cap;
 
-	if (!(how & QD_BOUND_DRAIN) && cwnd <= before)
-		return cwnd;	/* no growth, no drain */
+	if ((!(how & QD_BOUND_DRAIN) && cwnd <= before) ||
+	    qd_cwnd_under_bdp(s, cwnd))
+		return cwnd;	/* no growth, no drain; or under every cap */
 	cap = qd_cap_of(s, p, full, false);
 	if (cwnd <= cap)	/* under one BDP's cap: under 1.5's too */
 		return cwnd;
