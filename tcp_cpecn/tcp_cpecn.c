@@ -503,7 +503,8 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	 */
 	specnet_qd_params_read(&specnet_qd, &qdp);
 	cap = qd_cwnd_cap_at(&ca->qd, &qdp,
-			     tp->snd_ssthresh < TCP_INFINITE_SSTHRESH);
+			     tp->snd_ssthresh < TCP_INFINITE_SSTHRESH,
+			     tcp_snd_cwnd(tp));
 	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
 }

@@ -833,7 +833,7 @@ static bool spec_past_full_cap(struct sock *sk, u32 *cap)
 	if (ca->ece_seen)
 		return false;
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	*cap = qd_cwnd_cap_at(&ca->qd, &qdp, true);
+	*cap = qd_cwnd_cap_at(&ca->qd, &qdp, true, tcp_snd_cwnd(tcp_sk(sk)));
 	return tcp_snd_cwnd(tcp_sk(sk)) > *cap;
 }
 

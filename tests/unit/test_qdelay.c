@@ -373,13 +373,13 @@ static void test_shared(void)
 	 * and the threshold shared
 	 */
 	qd_rtt_sample(&s, &P, 0, 100000);
-	CHECK(qd_cwnd_cap_at(&s, &P, true) == 175, "shared %u",
-	      qd_cwnd_cap_at(&s, &P, true));
-	CHECK(qd_cwnd_cap_at(&s, &P, false) == 225, "slow start %u",
-	      qd_cwnd_cap_at(&s, &P, false));
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 175, "shared %u",
+	      qd_cwnd_cap_at(&s, &P, true, 0));
+	CHECK(qd_cwnd_cap_at(&s, &P, false, 0) == 225, "slow start %u",
+	      qd_cwnd_cap_at(&s, &P, false, 0));
 	s.rate_ns = 1100000;
-	CHECK(qd_cwnd_cap_at(&s, &P, true) == 112, "alone %u",
-	      qd_cwnd_cap_at(&s, &P, true));
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 112, "alone %u",
+	      qd_cwnd_cap_at(&s, &P, true, 0));
 	/* a lone flow on a link corrupting 20% delivers 0.8 of what it
 	 * sends: 1.4 ms a packet delivered (under 3/4 of the best) is 1.12
 	 * ms a packet sent (0.89 of it), not shared; the baseline counts
@@ -390,8 +390,8 @@ static void test_shared(void)
 	CHECK(qd_shared(&s), "no baseline yet");
 	s.quiet = QD_BRK_WARMUP;
 	CHECK(!qd_shared(&s), "20%% corruption read as sharing");
-	CHECK(qd_cwnd_cap_at(&s, &P, true) == 112, "corrupting, alone %u",
-	      qd_cwnd_cap_at(&s, &P, true));
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 112, "corrupting, alone %u",
+	      qd_cwnd_cap_at(&s, &P, true, 0));
 	s.rate_ns = 1666666;		/* 1333332 ns sent */
 	CHECK(!qd_shared(&s), "3/4 sent");
 	s.rate_ns = 1666670;		/* 1333336 ns sent */
@@ -437,6 +437,58 @@ static void test_drain(void)
  * 100 ms, 1 ms a packet: caps 112 (1 BDP, alone), 175 (1.5, shared), 225
  * (2, slow start).
  */
+/*
+ * A competitor's standing queue: 100 ms, 1 ms a packet at best (a BDP of
+ * 100), a threshold of 25 ms. qd_queue_not_ours(): the queue the window's
+ * excess over the BDP cannot explain by more than the threshold, where it
+ * stands at two min RTTs or more (qd_deep_queue()). The shared cap grows
+ * by 1.5 x the best rate x such a queue.
+ */
+static void test_not_ours(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 100000);
+	CHECK(!qd_queue_not_ours(&s, &P, 100), "no rate");
+	qd_rate_sample(&s, 50, 50000);
+	s.rtt_us = 100000;
+	CHECK(!qd_queue_not_ours(&s, &P, 100), "no queue");
+	s.rtt_us = 299999;		/* under two min RTTs: a path step */
+	CHECK(!qd_queue_not_ours(&s, &P, 100), "not deep");
+	s.rtt_us = 300000;
+	CHECK(qd_queue_not_ours(&s, &P, 100), "one BDP, a deep queue");
+	s.rtt_us = 325000;		/* 200 packets over the BDP: 200 ms */
+	CHECK(!qd_queue_not_ours(&s, &P, 300), "own excess and the threshold");
+	s.rtt_us = 325001;
+	CHECK(qd_queue_not_ours(&s, &P, 300), "more than both");
+	CHECK(!qd_queue_not_ours(&s, &P, 301), "a packet more explains it");
+	/* the shared cap: 1.5 BDPs and the threshold, 175, plus 1.5 x 200 */
+	s.rate_ns = 2000000;
+	s.rtt_us = 299999;
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 175, "shared, not deep %u",
+	      qd_cwnd_cap_at(&s, &P, true, 0));
+	s.rtt_us = 300000;
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 475, "shared, 200 ms queue %u",
+	      qd_cwnd_cap_at(&s, &P, true, 0));
+	s.rate_ns = 1000000;		/* the rate of a lone flow */
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 400) == 112, "alone, its queue %u",
+	      qd_cwnd_cap_at(&s, &P, true, 400));
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 100) == 475, "a queue not its own %u",
+	      qd_cwnd_cap_at(&s, &P, true, 100));
+	/* qd_cwnd_bound(): a window past the lone cap with a queue it does
+	 * not explain is not drained, and grows to the shared cap
+	 */
+	s.rtt_us = 300000;
+	CHECK(qd_cwnd_bound(&s, &P, QD_BOUND_FULL | QD_BOUND_DRAIN, 200, 200, 10) == 200,
+	      "not ours: no drain");
+	CHECK(qd_cwnd_bound(&s, &P, QD_BOUND_FULL | QD_BOUND_DRAIN, 200, 201, 2) == 201,
+	      "not ours: growth");
+	s.rtt_us = 300000;		/* 200 ms: 200 packets of excess explain it */
+	CHECK(qd_cwnd_bound(&s, &P, QD_BOUND_FULL | QD_BOUND_DRAIN, 300, 300, 10) == 295,
+	      "ours: drained");
+}
+
 static void test_bound(void)
 {
 	struct qd_state s;
@@ -929,6 +981,7 @@ int main(void)
 	RUN(test_shared);
 	RUN(test_drain);
 	RUN(test_bound);
+	RUN(test_not_ours);
 	RUN(test_under_bdp);
 	RUN(test_reduced);
 	RUN(test_path_bdp);

@@ -96,11 +96,15 @@
  * slow start is over) qd_cwnd_cap_at() is one BDP plus half the
  * threshold's queue, the most a lone flow needs to keep the link busy, so
  * that its queue stays under the threshold where nothing marks or drops;
- * one and a half BDPs plus the threshold
- * while the flow delivers under three quarters of the path's rate
- * (qd_shared(): another sender takes the rest), room for a competitor's
- * queue: with one BDP, CUBIC filling a FIFO kept spec near a third of the
- * link (docs/algorithms.md, "Growth bounded by what the path delivers").
+ * one and a half BDPs plus the threshold, and one and a half times what
+ * the queue it sees holds at the flow's best rate, while the flow
+ * delivers under three quarters of that rate (qd_shared(): another
+ * sender takes the rest) or sees more queue than its own window explains
+ * (qd_queue_not_ours()): room for a competitor's queue. With one BDP,
+ * CUBIC filling a FIFO kept spec near a third of the link; without the
+ * queue's term a fifth of it through a FIFO of four BDPs, where CUBIC's
+ * queue never drains (docs/algorithms.md, "Growth bounded by what the
+ * path delivers").
  *
  * All times are u32 microseconds (the low 32 bits of tcp_mstamp) except
  * pkt_ns; differences modulo 2^32 hold for the window's range (< 35 min).
@@ -131,6 +135,7 @@
 #define QD_FLOOR_NONE		0xfffU	/* floor_q: no floor */
 #define QD_STEP_MAX		0xffffU	/* step_last's and the floor's top */
 #define QD_LATE_SAMPLES		8	/* a round under way's least: a queue */
+#define QD_DEEP_Q		2	/* a deep standing queue: 2 min RTTs */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
 #define QD_LOSS_US_MIN		100
@@ -781,6 +786,44 @@ static inline bool qd_shared(const struct qd_state *s)
 	return ns * 3 > (u64)s->pkt_ns * 4;
 }
 
+/*
+ * Whether the queue the flow sees stands deep: at least QD_DEEP_Q min
+ * RTTs, more than a FIFO of two BDPs holds and more than a path step
+ * shows (a LEO path's epochs, 25 to 60 ms, lift the RTT by 1.4 min RTTs
+ * at most; a step the detector has not confirmed reads as queue).
+ */
+static inline bool qd_deep_queue(const struct qd_state *s)
+{
+	return s->min_rtt_us != QD_NONE &&
+	       qd_delay_us(s) >= (u64)s->min_rtt_us * QD_DEEP_Q;
+}
+
+/*
+ * Whether the queue the flow sees (@cwnd its window) is more than its own
+ * window can explain: the window's excess over one BDP (min_rtt / pkt_ns
+ * packets), served at the best rate the flow has seen, accounts for less
+ * of it than the queueing delay less a threshold. A lone flow's queue is
+ * at most that (the link serves at least that fast, and holds at least
+ * that BDP), so such a queue is another sender's. The rate test alone
+ * (qd_shared()) misses a competitor whose queue never drains: a flow
+ * that starts beside CUBIC on a FIFO of four BDPs never has the link to
+ * itself, its best rate is what it gets, and at that rate it read as
+ * alone, its window drained to one BDP of that rate; it held a fifth of
+ * the link.
+ */
+static inline bool qd_queue_not_ours(const struct qd_state *s,
+				     const struct qd_params *p, u32 cwnd)
+{
+	u32 bdp, q = qd_delay_us(s);
+	u64 own;
+
+	if (!q || s->pkt_ns == QD_NONE || !qd_deep_queue(s))
+		return false;
+	bdp = qd_us_to_pkts(s->min_rtt_us, s->pkt_ns ? s->pkt_ns : 1);
+	own = cwnd > bdp ? div_u64((u64)(cwnd - bdp) * s->pkt_ns, 1000) : 0;
+	return q > own + qd_thresh_us(s, p);
+}
+
 /* The cap of growth in the first slow start: two BDPs plus the threshold. */
 static inline u32 qd_cwnd_cap(const struct qd_state *s,
 			      const struct qd_params *p)
@@ -791,9 +834,14 @@ static inline u32 qd_cwnd_cap(const struct qd_state *s,
 /*
  * The cap of growth: qd_cwnd_cap() until the pipe is known full (@full:
  * the first slow start is over), then one BDP plus half the threshold's
- * queue (QD_LONE_Q_SHIFT), or one and a half BDPs plus the threshold
- * while the bottleneck is shared (@shared: qd_shared(), which
- * qd_cwnd_cap_at() reads). A lone flow's window sits at its cap between
+ * queue (QD_LONE_Q_SHIFT), or while the bottleneck is shared (@shared:
+ * qd_shared() or qd_queue_not_ours(), which qd_cwnd_cap_at() reads) one
+ * and a half BDPs plus the threshold plus one and a half times the queue
+ * (qd_delay_us()) at the best rate: a competitor that keeps a standing
+ * queue (CUBIC through a deep FIFO) takes its share of the link at the
+ * RTT its queue makes, and a window bounded by the min RTT's BDP starves
+ * there. The losses bound it: each one with that queue is congestion.
+ * A lone flow's window sits at its cap between
  * losses, and its queue with it: at the whole threshold, 150 ms on a
  * 600 ms path, a lone GEO flow's queue stood at 95-147 ms for most of a
  * minute (a 1-BDP FIFO, 1% and 10% corruption); at half, under 80 ms,
@@ -806,15 +854,25 @@ static inline u32 qd_cap_of(const struct qd_state *s,
 {
 	if (!full)
 		return qd_cwnd_cap(s, p);
-	if (shared)
-		return qd_cwnd_cap_gain(s, p, QD_SHARED_GAIN);
+	if (shared) {
+		u32 cap = qd_cwnd_cap_gain(s, p, QD_SHARED_GAIN);
+		u64 add;
+
+		/* a competitor's queue: 1.5 x the best rate x its delay */
+		if (cap == QD_NONE || !qd_deep_queue(s))
+			return cap;
+		add = div64_u64((u64)qd_delay_us(s) * QD_SHARED_GAIN * 1000,
+				(u64)QD_GAIN_UNIT * s->pkt_ns);
+		return (u32)min_t(u64, cap + add, QD_NONE - 1);
+	}
 	return qd_cwnd_cap_q(s, p, QD_GAIN_UNIT, QD_LONE_Q_SHIFT);
 }
 
 static inline u32 qd_cwnd_cap_at(const struct qd_state *s,
-				 const struct qd_params *p, bool full)
+				 const struct qd_params *p, bool full, u32 cwnd)
 {
-	return qd_cap_of(s, p, full, full && qd_shared(s));
+	return qd_cap_of(s, p, full, full && (qd_shared(s) ||
+					      qd_queue_not_ours(s, p, cwnd)));
 }
 
 /*
@@ -889,7 +947,8 @@ static inline u32 qd_cwnd_bound(const struct qd_state *s,
 	cap = qd_cap_of(s, p, full, false);
 	if (cwnd <= cap)	/* under one BDP's cap: under 1.5's too */
 		return cwnd;
-	shared = full && !(how & QD_BOUND_LONE) && qd_shared(s);
+	shared = full && !(how & QD_BOUND_LONE) &&
+		 (qd_shared(s) || qd_queue_not_ours(s, p, cwnd));
 	if (shared)
 		cap = qd_cap_of(s, p, full, true);
 	if (cwnd > before && cwnd > cap)
