@@ -437,6 +437,11 @@ static void test_drain(void)
  * 100 ms, 1 ms a packet: caps 112 (1 BDP, alone), 175 (1.5, shared), 225
  * (2, slow start).
  */
+/* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
+#define CHECK_REDUCED(s, cwnd, want, what)				\
+	CHECK(qd_reduced_cwnd(s, &P, cwnd) == (want), what ": %u",	\
+	      qd_reduced_cwnd(s, &P, cwnd))
+
 /*
  * A competitor's standing queue: 100 ms, 1 ms a packet at best (a BDP of
  * 100), a threshold of 25 ms. qd_queue_not_ours(): the queue the window's
@@ -487,6 +492,18 @@ static void test_not_ours(void)
 	s.rtt_us = 300000;		/* 200 ms: 200 packets of excess explain it */
 	CHECK(qd_cwnd_bound(&s, &P, QD_BOUND_FULL | QD_BOUND_DRAIN, 300, 300, 10) == 295,
 	      "ours: drained");
+	/* qd_reduced_cwnd() at half the best rate (2 ms a packet): what the
+	 * path delivers, (100 + 25 / 2) ms / 2 ms = 56, at least half of the
+	 * window; on another's deep queue at least 7/10 of it
+	 */
+	s.rate_ns = 2000000;
+	s.rtt_us = 299999;
+	CHECK_REDUCED(&s, 100, 56, "not deep: what the path delivers");
+	CHECK_REDUCED(&s, 200, 100, "not deep: half");
+	s.rtt_us = 300000;
+	CHECK_REDUCED(&s, 100, 70, "not ours: 7/10");
+	CHECK_REDUCED(&s, 3, 2, "not ours: floor 2");
+	CHECK_REDUCED(&s, 300, 150, "ours: half");
 }
 
 static void test_bound(void)
@@ -560,11 +577,6 @@ static void test_under_bdp(void)
 }
 #undef F
 #undef FD
-
-/* qd_reduced_cwnd() of @cwnd is @want; @what names the case. */
-#define CHECK_REDUCED(s, cwnd, want, what)				\
-	CHECK(qd_reduced_cwnd(s, &P, cwnd) == (want), what ": %u",	\
-	      qd_reduced_cwnd(s, &P, cwnd))
 
 /* The reduction on a standing queue: rate x min RTT + half the threshold,
  * within [cwnd / 2, 7/8 cwnd]; on a queue under the threshold, what the

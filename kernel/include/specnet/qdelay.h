@@ -126,6 +126,8 @@
 #define QD_LONE_Q_SHIFT		1	/* alone: half the threshold's queue */
 #define QD_BETA			7	/* the least decrease on a queue: */
 #define QD_BETA_UNIT		8	/* to 7/8 of the window */
+#define QD_NOT_OURS_BETA	7	/* the most on another's deep queue: */
+#define QD_NOT_OURS_BETA_UNIT	10	/* to 7/10 of it (CUBIC's) */
 #define QD_BRK_MIN_PKTS		64	/* least packets of a breaker interval */
 #define QD_BRK_MIN_LOST		8	/* least losses of an interval that trips */
 #define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
@@ -675,6 +677,44 @@ static inline u32 qd_path_bdp_sent(const struct qd_state *s)
 }
 
 /*
+ * Whether the queue the flow sees stands deep: at least QD_DEEP_Q min
+ * RTTs, more than a FIFO of two BDPs holds and more than a path step
+ * shows (a LEO path's epochs, 25 to 60 ms, lift the RTT by 1.4 min RTTs
+ * at most; a step the detector has not confirmed reads as queue).
+ */
+static inline bool qd_deep_queue(const struct qd_state *s)
+{
+	return s->min_rtt_us != QD_NONE &&
+	       qd_delay_us(s) >= (u64)s->min_rtt_us * QD_DEEP_Q;
+}
+
+/*
+ * Whether the queue the flow sees (@cwnd its window) is more than its own
+ * window can explain: the window's excess over one BDP (min_rtt / pkt_ns
+ * packets), served at the best rate the flow has seen, accounts for less
+ * of it than the queueing delay less a threshold. A lone flow's queue is
+ * at most that (the link serves at least that fast, and holds at least
+ * that BDP), so such a queue is another sender's. The rate test alone
+ * (qd_shared()) misses a competitor whose queue never drains: a flow
+ * that starts beside CUBIC on a FIFO of four BDPs never has the link to
+ * itself, its best rate is what it gets, and at that rate it read as
+ * alone, its window drained to one BDP of that rate; it held a fifth of
+ * the link.
+ */
+static inline bool qd_queue_not_ours(const struct qd_state *s,
+				     const struct qd_params *p, u32 cwnd)
+{
+	u32 bdp, q = qd_delay_us(s);
+	u64 own;
+
+	if (!q || s->pkt_ns == QD_NONE || !qd_deep_queue(s))
+		return false;
+	bdp = qd_us_to_pkts(s->min_rtt_us, s->pkt_ns ? s->pkt_ns : 1);
+	own = cwnd > bdp ? div_u64((u64)(cwnd - bdp) * s->pkt_ns, 1000) : 0;
+	return q > own + qd_thresh_us(s, p);
+}
+
+/*
  * The window a loss judged congestion by the queue reduces to, by the
  * queue the flow sees:
  *
@@ -687,7 +727,12 @@ static inline u32 qd_path_bdp_sent(const struct qd_state *s)
  *   7/10, left GEO windows below the BDP: with 1% corruption the
  *   recoveries run back to back and a window kept through them does not
  *   grow; it bought no better share against CUBIC on a FIFO
- *   (docs/algorithms.md, "Queueing delay").
+ *   (docs/algorithms.md, "Queueing delay"). On a deep queue the window
+ *   cannot explain (qd_queue_not_ours(): another sender's, one that
+ *   never drains), at least 7/10 of @cwnd, CUBIC's decrease: draining
+ *   the flow's own part of it leaves the queue to the sender that keeps
+ *   it, and halving against CUBIC through a FIFO of four BDPs held cpecn
+ *   (Reno's growth) under a third of the link.
  * - a queue under the threshold but at least an AQM's (qd_aqm_us()): what
  *   the path carries, in packets sent (qd_as_sent()), in the min RTT plus
  *   half of qd_aqm_us(), at least half of @cwnd and at most @cwnd. The
@@ -712,6 +757,9 @@ static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 		return lo;
 	if (qd_delay_us(s) >= thresh) {
 		w = qd_us_to_pkts((u64)s->min_rtt_us + (thresh >> 1), s->rate_ns);
+		if (qd_queue_not_ours(s, p, cwnd))
+			lo = max_t(u32, (u32)div_u64((u64)cwnd * QD_NOT_OURS_BETA,
+						     QD_NOT_OURS_BETA_UNIT), 2);
 		return max_t(u32, lo, min_t(u32, w, hi));
 	}
 	w = qd_us_to_pkts((u64)s->min_rtt_us + (qd_aqm_us(s, p) >> 1), s->rate_ns);
@@ -784,44 +832,6 @@ static inline bool qd_shared(const struct qd_state *s)
 	if (s->quiet >= QD_BRK_WARMUP)
 		ns = div_u64(ns * (QD_PPM_UNIT - base), QD_PPM_UNIT);
 	return ns * 3 > (u64)s->pkt_ns * 4;
-}
-
-/*
- * Whether the queue the flow sees stands deep: at least QD_DEEP_Q min
- * RTTs, more than a FIFO of two BDPs holds and more than a path step
- * shows (a LEO path's epochs, 25 to 60 ms, lift the RTT by 1.4 min RTTs
- * at most; a step the detector has not confirmed reads as queue).
- */
-static inline bool qd_deep_queue(const struct qd_state *s)
-{
-	return s->min_rtt_us != QD_NONE &&
-	       qd_delay_us(s) >= (u64)s->min_rtt_us * QD_DEEP_Q;
-}
-
-/*
- * Whether the queue the flow sees (@cwnd its window) is more than its own
- * window can explain: the window's excess over one BDP (min_rtt / pkt_ns
- * packets), served at the best rate the flow has seen, accounts for less
- * of it than the queueing delay less a threshold. A lone flow's queue is
- * at most that (the link serves at least that fast, and holds at least
- * that BDP), so such a queue is another sender's. The rate test alone
- * (qd_shared()) misses a competitor whose queue never drains: a flow
- * that starts beside CUBIC on a FIFO of four BDPs never has the link to
- * itself, its best rate is what it gets, and at that rate it read as
- * alone, its window drained to one BDP of that rate; it held a fifth of
- * the link.
- */
-static inline bool qd_queue_not_ours(const struct qd_state *s,
-				     const struct qd_params *p, u32 cwnd)
-{
-	u32 bdp, q = qd_delay_us(s);
-	u64 own;
-
-	if (!q || s->pkt_ns == QD_NONE || !qd_deep_queue(s))
-		return false;
-	bdp = qd_us_to_pkts(s->min_rtt_us, s->pkt_ns ? s->pkt_ns : 1);
-	own = cwnd > bdp ? div_u64((u64)(cwnd - bdp) * s->pkt_ns, 1000) : 0;
-	return q > own + qd_thresh_us(s, p);
 }
 
 /* The cap of growth in the first slow start: two BDPs plus the threshold. */
