@@ -447,7 +447,7 @@ static void test_drain(void)
  * 100), a threshold of 25 ms. qd_queue_not_ours(): the queue the window's
  * excess over the BDP cannot explain by more than the threshold, where it
  * stands at two min RTTs or more (qd_deep_queue()). The shared cap grows
- * by 1.5 x the best rate x such a queue.
+ * by 2 x the best rate x such a queue.
  */
 static void test_not_ours(void)
 {
@@ -468,18 +468,18 @@ static void test_not_ours(void)
 	s.rtt_us = 325001;
 	CHECK(qd_queue_not_ours(&s, &P, 300), "more than both");
 	CHECK(!qd_queue_not_ours(&s, &P, 301), "a packet more explains it");
-	/* the shared cap: 1.5 BDPs and the threshold, 175, plus 1.5 x 200 */
+	/* the shared cap: 1.5 BDPs and the threshold, 175, plus 2 x 200 */
 	s.rate_ns = 2000000;
 	s.rtt_us = 299999;
 	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 175, "shared, not deep %u",
 	      qd_cwnd_cap_at(&s, &P, true, 0));
 	s.rtt_us = 300000;
-	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 475, "shared, 200 ms queue %u",
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 0) == 575, "shared, 200 ms queue %u",
 	      qd_cwnd_cap_at(&s, &P, true, 0));
 	s.rate_ns = 1000000;		/* the rate of a lone flow */
 	CHECK(qd_cwnd_cap_at(&s, &P, true, 400) == 112, "alone, its queue %u",
 	      qd_cwnd_cap_at(&s, &P, true, 400));
-	CHECK(qd_cwnd_cap_at(&s, &P, true, 100) == 475, "a queue not its own %u",
+	CHECK(qd_cwnd_cap_at(&s, &P, true, 100) == 575, "a queue not its own %u",
 	      qd_cwnd_cap_at(&s, &P, true, 100));
 	/* qd_cwnd_bound(): a window past the lone cap with a queue it does
 	 * not explain is not drained, and grows to the shared cap

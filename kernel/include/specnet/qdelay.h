@@ -96,15 +96,16 @@
  * slow start is over) qd_cwnd_cap_at() is one BDP plus half the
  * threshold's queue, the most a lone flow needs to keep the link busy, so
  * that its queue stays under the threshold where nothing marks or drops;
- * one and a half BDPs plus the threshold, and one and a half times what
- * the queue it sees holds at the flow's best rate, while the flow
+ * one and a half BDPs plus the threshold, and, on a deep queue (two min
+ * RTTs or more), twice what it holds at the flow's best rate, while the flow
  * delivers under three quarters of that rate (qd_shared(): another
  * sender takes the rest) or sees more queue than its own window explains
  * (qd_queue_not_ours()): room for a competitor's queue. With one BDP,
  * CUBIC filling a FIFO kept spec near a third of the link; without the
  * queue's term a fifth of it through a FIFO of four BDPs, where CUBIC's
- * queue never drains (docs/algorithms.md, "Growth bounded by what the
- * path delivers").
+ * queue never drains, and 0.32-0.43 with the queue's term at one and a
+ * half times (docs/algorithms.md, "Growth bounded by what the path
+ * delivers").
  *
  * All times are u32 microseconds (the low 32 bits of tcp_mstamp) except
  * pkt_ns; differences modulo 2^32 hold for the window's range (< 35 min).
@@ -138,6 +139,7 @@
 #define QD_STEP_MAX		0xffffU	/* step_last's and the floor's top */
 #define QD_LATE_SAMPLES		8	/* a round under way's least: a queue */
 #define QD_DEEP_Q		2	/* a deep standing queue: 2 min RTTs */
+#define QD_DEEP_GAIN		16	/* its term in the shared cap: 2 x */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
 #define QD_LOSS_US_MIN		100
@@ -846,8 +848,8 @@ static inline u32 qd_cwnd_cap(const struct qd_state *s,
  * the first slow start is over), then one BDP plus half the threshold's
  * queue (QD_LONE_Q_SHIFT), or while the bottleneck is shared (@shared:
  * qd_shared() or qd_queue_not_ours(), which qd_cwnd_cap_at() reads) one
- * and a half BDPs plus the threshold plus one and a half times the queue
- * (qd_delay_us()) at the best rate: a competitor that keeps a standing
+ * and a half BDPs plus the threshold, and on a deep queue twice that
+ * queue (qd_delay_us()) at the best rate: a competitor that keeps a standing
  * queue (CUBIC through a deep FIFO) takes its share of the link at the
  * RTT its queue makes, and a window bounded by the min RTT's BDP starves
  * there. The losses bound it: each one with that queue is congestion.
@@ -868,10 +870,10 @@ static inline u32 qd_cap_of(const struct qd_state *s,
 		u32 cap = qd_cwnd_cap_gain(s, p, QD_SHARED_GAIN);
 		u64 add;
 
-		/* a competitor's queue: 1.5 x the best rate x its delay */
+		/* a competitor's queue: 2 x the best rate x its delay */
 		if (cap == QD_NONE || !qd_deep_queue(s))
 			return cap;
-		add = div64_u64((u64)qd_delay_us(s) * QD_SHARED_GAIN * 1000,
+		add = div64_u64((u64)qd_delay_us(s) * QD_DEEP_GAIN * 1000,
 				(u64)QD_GAIN_UNIT * s->pkt_ns);
 		return (u32)min_t(u64, cap + add, QD_NONE - 1);
 	}
