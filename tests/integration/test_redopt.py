@@ -867,12 +867,14 @@ def test_change_under_traffic_trims_queue(redopt, figure):
         assert before["qlen"] > limit, (before, limit)
         assert after["qlen"] <= limit, after
         # the queue moves between the two dumps (a TCG guest can leave
-        # 0.1-0.3 s there: 10-30 packets at 1 Mbit/s): what the qdisc sent
-        # meanwhile was not there to trim. A trim not counted as overflow
-        # misses by the whole excess (~300 packets)
-        sent = after["packets"] - before["packets"]
-        assert after["overflow"] - before["overflow"] >= before["qlen"] - limit - sent, \
-            (before, after, sent)
+        # 0.1-0.4 s there: up to 35 packets at 1 Mbit/s; one 6.1 run moved
+        # 21). The qdisc's own sent counter cannot say how far: the trim
+        # dequeues through qdisc_dequeue_head(), which counts its packets
+        # as sent. A trim not counted as overflow misses by the whole
+        # excess (~300 packets; 46 counted, 318 asked, with the count
+        # removed from the trim)
+        assert after["overflow"] - before["overflow"] >= before["qlen"] - limit - 40, \
+            (before, after)
         # the parent's count follows (qdisc_tree_reduce_backlog); text, as
         # iproute2 6.1's JSON for htb is malformed
         out = lab.sh(f"tc -s qdisc show dev {dev}", ns=ns)
