@@ -39,9 +39,7 @@
  * tripped (the base decrease), and until the first ECE growth stops at
  * qd_cwnd_cap_at()'s cap: two BDPs in the first slow start, then one with
  * half the threshold's queue, or one and a half while the bottleneck is
- * shared, unless the flow sees no queue once slow start is over (a cap
- * from the rate delivered under corruption is short of the pipe:
- * qd_no_queue())
+ * shared
  * (kernel/include/specnet/qdelay.h, qd_* parameters).
  *
  * Without negotiated ECN there is no congestion signal: such a connection
@@ -486,7 +484,6 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct qd_params qdp;
 	u32 before, cap;
-	bool full;
 
 	if (ca->restore_cwnd && acked) {
 		/* First ACK of new data after an RTO judged corruption */
@@ -502,13 +499,13 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	    qd_cwnd_under_bdp(&ca->qd, tcp_snd_cwnd(tp)))
 		return;
 	/* Until the first ECE, growth stops at the delay signal's cap: one
-	 * BDP plus half the threshold once slow start is over (1.5 sharing),
-	 * where a queue shows that the window filled the pipe.
+	 * BDP plus the threshold once slow start is over (1.5 sharing).
 	 */
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	full = tp->snd_ssthresh < TCP_INFINITE_SSTHRESH;
-	cap = qd_cwnd_cap_at(&ca->qd, &qdp, full, tcp_snd_cwnd(tp));
-	if (tcp_snd_cwnd(tp) > cap && !(full && qd_no_queue(&ca->qd, &qdp)))
+	cap = qd_cwnd_cap_at(&ca->qd, &qdp,
+			     tp->snd_ssthresh < TCP_INFINITE_SSTHRESH,
+			     tcp_snd_cwnd(tp));
+	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
 }
 

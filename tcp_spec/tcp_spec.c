@@ -105,9 +105,7 @@
  * with half the threshold's queue, or one and a half while the
  * bottleneck is shared), to which a lone flow's window past it drains
  * (qd_cwnd_bound(); in a recovery kept as corruption the flow is taken as
- * alone; where corruption makes the delivered rate short of the pipe,
- * a window that shows no queue grows past the cap, qd_no_queue()).
- * HyStart++'s CSS ends as soon as the window is past that cap
+ * alone). HyStart++'s CSS ends as soon as the window is past that cap
  * (spec_hystart()), and a congestion reduction's PRR keeps what is in
  * flight at ssthresh whatever the corruption (spec_prr());
  * docs/algorithms.md, "Where the bottleneck never marks".

@@ -536,40 +536,6 @@ static void test_bound(void)
 		    "taken as alone: drained");
 	CHECK_BOUND(&s, F | QD_BOUND_LONE, 100, 130, 2, 112,
 		    "taken as alone, first slow start: capped at 1, no drain");
-	/* no corruption baseline: no queue changes nothing */
-	s.rate_ns = 1000000;
-	CHECK(!qd_no_queue(&s, &P), "no baseline: the cap is right");
-	CHECK_BOUND(&s, FD, 130, 131, 2, 129, "no baseline, no queue: drained");
-	/* a fifth corrupted (qd_cap_short()): the cap may be short of the
-	 * pipe; under an eighth of the threshold (3125 us) no queue, the
-	 * drain from half of it (12.5 ms) on
-	 */
-	s.quiet = QD_BRK_WARMUP;
-	s.base_ppm = 200000;
-	CHECK(qd_no_queue(&s, &P), "the min RTT: no queue");
-	s.rtt_us = 103124;
-	CHECK(qd_no_queue(&s, &P), "3124 us: no queue");
-	CHECK_BOUND(&s, 0, 200, 230, 2, 225, "no queue, first slow start: capped");
-	CHECK_BOUND(&s, F, 100, 130, 2, 130, "no queue, pipe full: growth");
-	CHECK_BOUND(&s, FD, 130, 131, 2, 131, "no queue: growth past the cap");
-	CHECK_BOUND(&s, FD, 200, 200, 10, 200, "no queue: no drain");
-	s.base_ppm = 62499;
-	CHECK(!qd_no_queue(&s, &P), "a baseline under 1/16");
-	CHECK_BOUND(&s, FD, 130, 131, 2, 129, "a baseline under 1/16: drained");
-	s.base_ppm = 62500;
-	CHECK(qd_no_queue(&s, &P), "a baseline of 1/16");
-	s.quiet = QD_BRK_WARMUP - 1;
-	CHECK(!qd_no_queue(&s, &P), "baseline not yet set");
-	CHECK_BOUND(&s, FD, 130, 131, 2, 129, "baseline not yet set: drained");
-	s.quiet = QD_BRK_WARMUP;
-	s.rtt_us = 103125;
-	CHECK(!qd_no_queue(&s, &P), "3125 us: a queue");
-	CHECK_BOUND(&s, FD, 130, 131, 2, 130,
-		    "a queue under the cap's: growth stopped, no drain");
-	s.rtt_us = 112499;
-	CHECK_BOUND(&s, FD, 200, 200, 10, 200, "12499 us: no drain");
-	s.rtt_us = 112500;		/* the lone cap's queue */
-	CHECK_BOUND(&s, FD, 200, 200, 10, 195, "12500 us: drained");
 }
 
 /* qd_cwnd_under_bdp(): 100 ms, 1 ms a packet: a BDP of 100 packets. A

@@ -140,8 +140,6 @@
 #define QD_LATE_SAMPLES		8	/* a round under way's least: a queue */
 #define QD_DEEP_Q		2	/* a deep standing queue: 2 min RTTs */
 #define QD_DEEP_GAIN		16	/* its term in the shared cap: 2 x */
-#define QD_NO_Q_SHIFT		3	/* no queue: under 1/8 of the threshold */
-#define QD_SHORT_PPM		62500	/* a baseline the caps feel: 1/16 */
 
 /* Bounds and defaults of the parameters (module parameters qd_*). */
 #define QD_LOSS_US_MIN		100
@@ -925,46 +923,6 @@ static inline bool qd_cwnd_under_bdp(const struct qd_state *s, u32 cwnd)
 	       (u64)cwnd * s->pkt_ns <= (u64)s->min_rtt_us * 1000;
 }
 
-/*
- * Whether the caps may be short of the pipe: QD_BRK_WARMUP quiet intervals
- * have set a corruption baseline of a sixteenth or more (the flow
- * delivers that much less than it sends; the lone cap's queue term, an
- * eighth of the min RTT at the default threshold, is half gone). A burst
- * of overflow losses found in a quiet interval sets a baseline too;
- * halved each quiet interval after, it is under a sixteenth within four,
- * where its remainder of a few ppm never goes to 0 (with any baseline a
- * loss-free FIFO's window went past the cap to 143 packets, cap 103, in
- * one of three VM runs of test_a_full_pipe_holds_the_window_at_one_bdp).
- */
-static inline bool qd_cap_short(const struct qd_state *s)
-{
-	return s->quiet >= QD_BRK_WARMUP && s->base_ppm >= QD_SHORT_PPM;
-}
-
-/*
- * Whether the caps may be short of the pipe (qd_cap_short()) and the flow
- * sees no queue to show that its window filled it: the last complete
- * round's least RTT is within an
- * eighth of the threshold of the min RTT (19 ms at 600 ms, 3 ms at
- * 100 ms). The caps count what the path delivered; on a path that
- * corrupts a fifth of what it carries a lone flow delivers four fifths of
- * what it sends, so the cap from the rate a window W delivered is
- * 0.8 x 1.125 W on a 600 ms path, below W: a window that was ever short of
- * the BDP (a first slow start HyStart++ ended early) could never grow
- * past it. A GEO flow at 20% corruption behind fq_codel kept 546 packets
- * of a 1036-packet pipe for 50 s (0.45 of the ceiling; 0.71 in a run
- * whose slow start went past the BDP). Without corruption the cap from
- * the rate a window delivered is above that window, and the rule is off:
- * the RTT's lag of a round would let a first slow start's window past the
- * cap wait a round for its drain.
- */
-static inline bool qd_no_queue(const struct qd_state *s,
-			       const struct qd_params *p)
-{
-	return qd_cap_short(s) &&
-	       qd_delay_us(s) < qd_thresh_us(s, p) >> QD_NO_Q_SHIFT;
-}
-
 /* qd_cwnd_bound()'s @how */
 #define QD_BOUND_FULL	1U	/* the pipe is known full: the one-BDP cap */
 #define QD_BOUND_DRAIN	2U	/* the first slow start is over: drain */
@@ -987,19 +945,13 @@ static inline bool qd_no_queue(const struct qd_state *s,
  * retransmissions lost again, not yet known lost), and the test read a
  * lone GEO flow at 10% corruption as sharing: its cap rose to 1.5 BDPs
  * and its queue to 250-300 ms once the recovery was over.
- * Under corruption (qd_cap_short()) the caps may be short of the pipe,
- * and the RTT says whether the window filled it: with no queue
- * (qd_no_queue()) a window past the cap is left to grow, and a lone
- * flow's drain starts only from the queue the lone cap allows (half the
- * threshold's), so that a short cap neither stops a window that has not
- * filled the pipe nor drains one that queues less than the cap allows.
  */
 static inline u32 qd_cwnd_bound(const struct qd_state *s,
 				const struct qd_params *p, unsigned int how,
 				u32 before, u32 cwnd, u32 acked)
 {
-	bool full = how & (QD_BOUND_FULL | QD_BOUND_DRAIN), shared, drain;
-	u32 cap, q, t;
+	bool full = how & (QD_BOUND_FULL | QD_BOUND_DRAIN), shared;
+	u32 cap;
 
 	if ((!(how & QD_BOUND_DRAIN) && cwnd <= before) ||
 	    qd_cwnd_under_bdp(s, cwnd))
@@ -1007,21 +959,14 @@ static inline u32 qd_cwnd_bound(const struct qd_state *s,
 	cap = qd_cap_of(s, p, full, false);
 	if (cwnd <= cap)	/* under one BDP's cap: under 1.5's too */
 		return cwnd;
-	drain = how & QD_BOUND_DRAIN;
-	if (full && qd_cap_short(s)) {
-		q = qd_delay_us(s);
-		t = qd_thresh_us(s, p);
-		if (q < t >> QD_NO_Q_SHIFT)	/* qd_no_queue() */
-			return cwnd;
-		drain = drain && q >= t >> QD_LONE_Q_SHIFT;
-	}
 	shared = full && !(how & QD_BOUND_LONE) &&
 		 (qd_shared(s) || qd_queue_not_ours(s, p, cwnd));
 	if (shared)
 		cap = qd_cap_of(s, p, full, true);
 	if (cwnd > before && cwnd > cap)
 		cwnd = max_t(u32, before, cap);
-	return drain && !shared ? qd_drain_cwnd(cwnd, cap, acked) : cwnd;
+	return (how & QD_BOUND_DRAIN) && !shared ?
+	       qd_drain_cwnd(cwnd, cap, acked) : cwnd;
 }
 
 #endif /* _SPECNET_QDELAY_H */
