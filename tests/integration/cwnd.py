@@ -58,6 +58,20 @@ def first_reduction(evs):
     raise AssertionError("no loss/ECN response seen in the trace")
 
 
+def rto_index(evs):
+    """Index of the first event with cwnd <= 2: the RTO of a blackout. Not
+    first_reduction(): slow start may have ended before it (HyStart++ or
+    the delay signal reading a TCG stall as an RTT rise sets ssthresh with
+    no cut; seen as "cwnd 90" at the first event with an ssthresh)."""
+    i = next((j for j, e in enumerate(evs) if e["cwnd"] <= 2), None)
+    if i is None:
+        cut = [(round(e["t"] - evs[0]["t"], 2), e["cwnd"], e["ssthresh"])
+               for e in evs if e["ssthresh"] < INFINITE_SSTHRESH][:8]
+        raise AssertionError(f"expected an RTO (cwnd 1), none in the trace; "
+                             f"first events with an ssthresh: {cut}")
+    return i
+
+
 def loss_response(evs):
     """(pre-loss cwnd, ssthresh set, cwnd settled 3-8 RTTs later)."""
     i = first_reduction(evs)

@@ -24,7 +24,7 @@ from specnet_bench import specnet_lab as lab
 
 from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, MSS, RTT, assert_load_refused, assert_params_refused,
                   assert_qd_params, blackout, first_reduction, load_twice_and_rmmod_in_use,
-                  loss_response, param_value, run_flow, wnd_limited_chain)
+                  loss_response, param_value, rto_index, run_flow, wnd_limited_chain)
 
 
 def counters(chain):
@@ -120,9 +120,9 @@ def test_a_loss_without_ece_keeps_cwnd(spec):
         evs, _ = run_flow(c, "spec")
         assert lab.nft_counters(c, "rtr") == [1], "the injected drop did not happen"
         pre, ss, after = loss_response(evs)
-        assert ss >= 0.9 * pre, f"ssthresh {ss} after loss, pre-loss cwnd {pre}"
-        assert after >= 0.8 * pre, f"cwnd fell from {pre} to {after}"
-        n = counters(c)
+        n = counters(c)     # the verdict, in the messages below
+        assert ss >= 0.9 * pre, f"ssthresh {ss} after loss, pre-loss cwnd {pre}: {n}"
+        assert after >= 0.8 * pre, f"cwnd fell from {pre} to {after}: {n}"
         assert n["loss_events"] == 1 and n["predicted_corruption"] == 1, n
         assert n["predicted_congestion"] == 0 and n["non_ecn_connections"] == 0, n
     finally:
@@ -513,10 +513,9 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
         # 6 s flow then ended with that retransmission's ACK (twice in
         # one day: "cwnd never returned", one event after the RTO)
         evs, _ = run_flow(c, "spec", seconds=10, during=blackout)
-        i = first_reduction(evs)
+        i = rto_index(evs)
         pre = max(e["cwnd"] for e in evs[:i])
         e = evs[i]
-        assert e["cwnd"] <= 2, f"expected an RTO (cwnd 1), trace shows {e['cwnd']}"
         # the counters say which verdict cut it (a TCG stall read as
         # queue: delay_congestion; seen once in a whole make test)
         assert e["ssthresh"] >= 0.9 * pre, f"ssthresh {e['ssthresh']}, pre {pre}: {counters(c)}"
@@ -555,9 +554,8 @@ def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
     try:
         evs, _ = run_flow(c, "spec", seconds=10, during=then_ce)
         assert lab.nft_counters(c, "rtr") == [1], "no packet was CE-marked"
-        i = first_reduction(evs)
+        i = rto_index(evs)
         pre = max(e["cwnd"] for e in evs[:i])
-        assert evs[i]["cwnd"] <= 2, f"expected an RTO (cwnd 1), trace shows {evs[i]['cwnd']}"
         # the first ACK that moves snd_una after the RTO carries the ECE
         ack = next(j for j in range(i + 1, len(evs)) if evs[j]["snd_una"] != evs[i]["snd_una"])
         t = evs[ack]["t"]
