@@ -13,13 +13,16 @@ from typing import Optional
 @dataclass
 class FlowResult:
     """One flow's iperf3 --json report: goodput, retransmissions, bytes
-    sent, mean RTT and one [t s, cwnd, RTT ms, bit/s] per second; or, for a
-    failed flow, only the error (a failed flow counts as 0 goodput)."""
+    sent, mean RTT, the sender's [t s, cwnd, RTT ms, bit/s] per second
+    (series) and the receiver's [t s, bit/s] per second (rcv_series, from
+    --get-server-output); or, for a failed flow, only the error (a failed
+    flow counts as 0 goodput)."""
     goodput_bps: Optional[float] = None
     retransmits: Optional[int] = None
     bytes_sent: Optional[int] = None
     mean_rtt_ms: Optional[float] = None
     series: Optional[list] = None
+    rcv_series: Optional[list] = None
     error: Optional[str] = None
 
     @property

@@ -224,6 +224,41 @@ def test_jain_counts_a_failed_flow_as_zero():
     assert bench.jain([None, None]) == 0.0 and bench.jain([]) is None
 
 
+def test_flow_record_keeps_the_receivers_intervals():
+    """--get-server-output: the server's JSON report beside the client's;
+    its intervals are the receiver's per-second goodput (rcv_series)."""
+    rep = dict(GOOD, server_output_json={"intervals": [
+        {"sum": {"start": 0, "end": 1.0004, "bits_per_second": 2e6}},
+        {"sum": {"start": 1.0004, "end": 2.0001, "bits_per_second": 8e6}}]})
+    r = bench.flow_record(json.dumps(rep))
+    assert r.rcv_series == [[1.0, 2e6], [2.0, 8e6]] and r.goodput_bps == 9.5e6
+    # a server not run with -J sends text: no receiver's intervals
+    r = bench.flow_record(json.dumps(dict(GOOD, server_output_text="...")))
+    assert r.rcv_series is None and not r.failed
+
+
+def test_late_goodput_from_the_first_sixth_on(tmp_path):
+    """A 12 s flow: from 2 s on. Receiver intervals ending at 1, 2, 3 and
+    4.5 s at 1, 2, 4 and 8 Mbit/s: (4 x 1 + 8 x 1.5) / 2.5 = 6.4 Mbit/s;
+    over a ceiling of 8 Mbit/s, 0.8 (the whole flow's goodput 4 Mbit/s,
+    0.5). A failed flow counts 0; a record without the intervals (a run
+    before they were taken) has none, and the summary shows none."""
+    r = rec("geo-aqm", 10.0, "spec", 1, 4e6, opts={"gw": "fq_codel"}, ceil=8e6)
+    r.update(seconds=12, rcv_series=[[1.0, 1e6], [2.0, 2e6], [3.0, 4e6], [4.5, 8e6]])
+    assert bench.late_goodput(r) == pytest.approx(6.4e6)
+    assert bench.late_goodput(rec("geo", 1.0, "spec", 1, None)) == 0.0
+    assert bench.late_goodput(rec("geo", 1.0, "spec", 1, 1e6)) is None
+    valid([r], tmp_path)
+    x = bench.case_stats([r])[("geo-aqm", '{"gw": "fq_codel"}', 10.0, "spec")]
+    assert x["xceil"].med == 0.5 and x["xceil_late"].med == pytest.approx(0.8)
+    assert "0.50 ceil, 0.80 ceil from 2 s" in bench.summary(META, [r])
+    assert ("- geo-aqm fq_codel, 10% loss: spec >= 0.9 of the ceiling: 0.50 of the ceiling; "
+            "from 2 s on 0.80 (1 rep), target >= 0.90: missed by 0.40") in bench.targets([r])
+    del r["rcv_series"]
+    assert "ceil from 2 s" not in bench.summary(META, [r])
+    assert "of the ceiling (1 rep)" in "\n".join(bench.targets([r]))
+
+
 def test_flow_record_takes_no_partial_report():
     ok = bench.flow_record(json.dumps(GOOD))
     assert ok.goodput_bps == 9.5e6 and ok.retransmits == 3 and ok.error is None
@@ -325,7 +360,8 @@ def test_a_failed_flow_counts_zero_and_marks_its_scenario_failed(tmp_path):
     recs2 = valid([rec("geo", 1.0, "spec", 1, None), rec("geo", 1.0, "reno", 1, 2e6)],
                   tmp_path)
     text = bench.summary(META, recs2)
-    assert "| 0.000, 0.00x reno, 0.00x best, 0.00 ceil, **FAILED: 1 of 1 flows** |" in text
+    assert ("| 0.000, 0.00x reno, 0.00x best, 0.00 ceil, 0.00 ceil from 1.67 s, "
+            "**FAILED: 1 of 1 flows** |") in text
     # an error beside a goodput (run_batch: no ping before the flows) is a
     # failure too: its goodput is not taken
     r = rec("geo", 1.0, "spec", 1, 3e6)
