@@ -108,8 +108,8 @@ PAPER = {
                  "ceiling bounds the ratio: spec >= 0.9 ceil, about 3.7x reno, is the target)",
     "geo": "BBR (published): ~0.7 of the ceiling up to 10% loss, collapses near 20%; "
            "target: spec >= 0.9 ceil up to 10%, >= 0.7 at 20%",
-    "geo-aqm": "GEO path (20 Mbit/s, 600 ms) behind a gateway that marks (fq_codel or RED "
-               "with ECN); targets: spec >= 0.9 of the ceiling up to 10% corruption, >= 0.8 "
+    "geo-aqm": "GEO path (20 Mbit/s, 600 ms) behind a gateway that marks (fq_codel, "
+               "CAKE, RED or redopt, with ECN); targets: spec >= 0.9 of the ceiling up to 10% corruption, >= 0.8 "
                "at 20%, at least bbr's goodput (>= 1.2x where bbr is below 0.75 of the "
                "ceiling), queueing delay p95 <= max(50 ms, 1.5x bbr's)",
     "geo-taildrop": "GEO path behind a tail-drop FIFO of 1 or 4 BDPs that never marks; "

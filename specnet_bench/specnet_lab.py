@@ -676,6 +676,19 @@ def node_reachable(node, ip, tries=10, wait_s=3):
     return True, int(m.group(1))
 
 
+def qdisc_marks(q):
+    """The CE marks of one qdisc of `tc -s -j qdisc show`: RED's "marked",
+    fq_codel's "ecn_mark", the sum of cake's per-tin "ecn_mark"; 0 for a
+    queue that does not mark."""
+    if "marked" in q:
+        return q["marked"]
+    if "ecn_mark" in q:
+        return q["ecn_mark"]
+    if q.get("tins"):
+        return sum(t.get("ecn_mark", 0) for t in q["tins"])
+    return q.get("options", {}).get("marked", 0)
+
+
 def node_qdisc_stats(node, intf):
     """marks, drops and packets of the leaf queue (parent 1:1, else the
     first that is not HTB) on @node's @intf, from tc -s -j."""
@@ -687,8 +700,7 @@ def node_qdisc_stats(node, intf):
         (q for q in qs if q.get("kind") != "htb"), None)
     if not leaf:
         return {}
-    x = leaf.get("options", {})
-    st = dict(kind=leaf["kind"], marked=leaf.get("marked", x.get("marked", 0)),
+    st = dict(kind=leaf["kind"], marked=qdisc_marks(leaf),
               early=leaf.get("early", 0), pdrop=leaf.get("pdrop", 0),
               drops=leaf.get("drops", 0), overlimits=leaf.get("overlimits", 0),
               sent_pkts=leaf.get("packets", 0))

@@ -337,8 +337,8 @@ def link(rate, delay_ms=0.0, queue=None, impair=None, limit=1000):
 def queue_tc(q, limit, rate, mtu=MTU):
     """tc words of a leaf queue (parent 1:1 handle 10:): @q None (pfifo),
     ('red', min, max, prob[, burst]) in packets, ('step', K), ('redopt',
-    its tc words), or ('fq_codel', interval ms[, 'ecn']): without ECN unless
-    'ecn' is given."""
+    its tc words), ('fq_codel', interval ms[, 'ecn']): without ECN unless
+    'ecn' is given, or ('cake', rtt ms)."""
     if not q:
         return f"pfifo limit {limit}"
     kind = q[0]
@@ -360,6 +360,10 @@ def queue_tc(q, limit, rate, mtu=MTU):
         # the interval covers the path's RTT; drops, never marks, unless 'ecn'
         ecn = "ecn" if len(q) > 2 and q[2] == "ecn" else "noecn"
         return f"fq_codel limit {limit} target 5ms interval {q[1]}ms {ecn}"
+    if kind == "cake":
+        # the HTB above shapes; cake marks ECT packets (its default) and
+        # counts its memory in skb truesize, about twice a frame
+        return f"cake unlimited rtt {q[1]}ms besteffort memlimit {2 * limit * mtu}"
     raise ValueError(f"unknown queue {q!r}")
 
 
@@ -474,17 +478,37 @@ class ChainTopo(PathsTopo):
         self.count_lossy_hop(net)
 
 
-def gateway(scen, gw, bdp_pkts, interval_ms, bdp, kinds):
+def redopt_gateway_words(rate, rtt_ms, bdp_pkts):
+    """redopt's words for one flow on a path of @rate and @rtt_ms whose BDP
+    is @bdp_pkts wire frames, as its model dimensions it (limit and max_th
+    from the inputs): min_th 5% of the BDP and max_p 0.1, as the 'red'
+    gateway, 1500-byte packets, and the flow's slow start taken to end at
+    the BDP (the initial ssthresh is infinite; HyStart++ ends it near the
+    BDP)."""
+    return (f"bandwidth {rate} rtt {round(rtt_ms)}ms flows 1 ssthresh {round(bdp_pkts)} "
+            f"min {max(1, round(0.05 * bdp_pkts))} probability 0.1 avpkt {MTU} ecn")
+
+
+def gateway(scen, gw, bdp_pkts, interval_ms, bdp, kinds, rate=None):
     """(queue, limit) of the bottleneck's gateway @gw, one of @kinds, for a
     BDP of @bdp_pkts wire frames: 'fq_codel' (ECN, target 5 ms, interval
-    @interval_ms, limit 4 BDPs), 'red' (ECN, thresholds 5% and 20% of the
-    BDP, max_p 0.1, limit 2 BDPs) or 'fifo' (tail drop, @bdp BDPs)."""
+    @interval_ms, limit 4 BDPs), 'cake' (unshaped under the link's HTB,
+    ECN as its default, rtt @interval_ms, best effort, memory for 4 BDPs),
+    'red' (ECN, thresholds 5% and 20% of the BDP, max_p 0.1, limit 2
+    BDPs), 'redopt' (redopt_gateway_words() for @rate and an RTT of
+    @interval_ms; limit and max_th its model's) or 'fifo' (tail drop, @bdp
+    BDPs)."""
     if gw not in kinds:
         raise ValueError(f"{scen}: unknown gateway {gw!r} ({', '.join(kinds)})")
     if gw == "fq_codel":
         return ("fq_codel", round(interval_ms), "ecn"), max(100, round(4 * bdp_pkts))
+    if gw == "cake":
+        return ("cake", round(interval_ms)), max(100, round(4 * bdp_pkts))
     if gw == "red":
         return ("red", round(0.05 * bdp_pkts), round(0.2 * bdp_pkts), 0.1), round(2 * bdp_pkts)
+    if gw == "redopt":
+        # the limit is the qdisc's own, from its model; this one is unused
+        return ("redopt", redopt_gateway_words(rate, interval_ms, bdp_pkts)), 0
     return None, max(4, round(float(bdp) * bdp_pkts))
 
 
@@ -514,7 +538,7 @@ class GeoTopo(ChainTopo):
         if gw:
             bdp_pkts = self.bdp_frames(rate, rtt_ms)
             q, limit = gateway("geo", gw, bdp_pkts, float(rtt_ms), bdp,
-                               ("fq_codel", "red", "fifo"))
+                               ("fq_codel", "cake", "red", "redopt", "fifo"), rate)
             return [link("100mbit"), link(rate, 0, queue=q, limit=limit),
                     link("1000mbit", float(rtt_ms) / 2, impair=impair, limit=10000)]
         if int(step) > 0:
@@ -538,11 +562,15 @@ class GeoTopo(ChainTopo):
 
 class GeoAqmTopo(GeoTopo):
     """The geo path behind a gateway that marks: @gw 'fq_codel' (the
-    default) or 'red', both with ECN (GeoTopo says how they are set)."""
+    default), 'cake', 'red' or 'redopt', all with ECN (gateway() says how
+    they are set)."""
+
+    MARKING = ("fq_codel", "cake", "red", "redopt")
 
     def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, gw="fq_codel", **_):
-        if gw not in ("fq_codel", "red"):
-            raise ValueError(f"geo-aqm: gateway {gw!r} does not mark (fq_codel, red)")
+        if gw not in self.MARKING:
+            raise ValueError(f"geo-aqm: gateway {gw!r} does not mark "
+                             f"({', '.join(self.MARKING)})")
         return super().chain_links(loss=loss, rate=rate, rtt_ms=rtt_ms, gw=gw)
 
 

@@ -125,6 +125,18 @@ def test_geo_gateways_put_their_queue_before_the_lossy_delay():
     assert fq[2]["delay_ms"] == 300 and "corrupt 1%" in fq[2]["impair"]
     red = t.chain_links(loss=1, gw="red")
     assert red[1]["queue"] == ("red", 50, 198, 0.1) and red[1]["limit"] == 1982
+    # cake: unshaped under the link's HTB (which shapes), rtt the path's,
+    # memory for 4 BDPs of frames at about twice their size (truesize)
+    cake = t.chain_links(loss=1, gw="cake")
+    assert cake[1]["queue"] == ("cake", 600) and cake[1]["limit"] == 3963
+    assert topos.queue_tc(cake[1]["queue"], 3963, "20mbit", 1514) == \
+        "cake unlimited rtt 600ms besteffort memlimit 11999964"
+    # redopt: the model's inputs for this path, min_th 5% of 990.8, one
+    # flow whose slow start ends at the BDP; the qdisc sizes itself
+    ro = t.chain_links(loss=1, gw="redopt")
+    assert ro[1]["queue"] == ("redopt", "bandwidth 20mbit rtt 600ms flows 1 ssthresh 991 min 50 "
+                                        "probability 0.1 avpkt 1500 ecn")
+    assert topos.queue_tc(ro[1]["queue"], 0, "20mbit").startswith("redopt bandwidth 20mbit")
     fifo = t.chain_links(loss=1, gw="fifo", bdp="4")
     assert fifo[1]["queue"] is None and fifo[1]["limit"] == 3963
     assert fifo[1]["rate"] == "20mbit" and fifo[1]["delay_ms"] == 0
@@ -138,6 +150,7 @@ def test_geo_gateways_put_their_queue_before_the_lossy_delay():
     assert aqm.chain_links(loss=1) == fq
     with pytest.raises(ValueError, match="does not mark"):
         aqm.chain_links(loss=1, gw="fifo")
+    assert aqm.chain_links(loss=1, gw="cake") == cake and aqm.chain_links(gw="redopt")[1] == ro[1]
     td = topos.GeoTaildropTopo.__new__(topos.GeoTaildropTopo)
     td.mtu = topos.MTU
     assert td.chain_links(loss=1, bdp=4) == fifo
@@ -689,3 +702,14 @@ def test_git_commit_says_when_the_tree_was_modified(tmp_path):
     (tmp_path / "a.c").write_text("2\n")
     assert lab.git_commit(str(tmp_path)) == head + " (modified)"
     assert lab.git_commit(str(tmp_path / "nowhere")) == "unknown"
+
+
+def test_qdisc_marks_of_each_kind():
+    """The CE marks of a leaf queue as `tc -s -j` gives them: RED's
+    "marked", fq_codel's "ecn_mark" (its xstats, at the top level), cake's
+    per tin; a FIFO has none."""
+    from specnet_bench import specnet_lab as lab
+    assert lab.qdisc_marks({"kind": "red", "marked": 7, "early": 1}) == 7
+    assert lab.qdisc_marks({"kind": "fq_codel", "drops": 2, "ecn_mark": 31}) == 31
+    assert lab.qdisc_marks({"kind": "cake", "tins": [{"ecn_mark": 5}, {"ecn_mark": 4}]}) == 9
+    assert lab.qdisc_marks({"kind": "pfifo", "drops": 3}) == 0
