@@ -109,9 +109,9 @@ PAPER = {
     "geo": "BBR (published): ~0.7 of the ceiling up to 10% loss, collapses near 20%; "
            "target: spec >= 0.9 ceil up to 10%, >= 0.7 at 20%",
     "geo-aqm": "GEO path (20 Mbit/s, 600 ms) behind a gateway that marks (fq_codel, "
-               "CAKE, RED or redopt, with ECN); targets: spec >= 0.9 of the ceiling up to 10% corruption, >= 0.8 "
-               "at 20%, at least bbr's goodput (>= 1.2x where bbr is below 0.75 of the "
-               "ceiling), queueing delay p95 <= max(50 ms, 1.5x bbr's)",
+               "CAKE, RED or redopt, with ECN); targets: spec >= 0.9 of the ceiling up to "
+               "10% corruption, >= 0.8 at 20%, at least bbr's goodput (>= 1.2x where bbr is "
+               "below 0.75 of the ceiling), queueing delay p95 <= max(50 ms, 1.5x bbr's)",
     "geo-taildrop": "GEO path behind a tail-drop FIFO of 1 or 4 BDPs that never marks; "
                     "targets: spec's goodput >= bbr's, queueing delay p95 <= max(100 ms, "
                     "1.5x bbr's)",
@@ -935,8 +935,8 @@ def case_stats(records):
                  kind=next((p["kind"] for p in per.values() if p["kind"]), None),
                  failed=[r for p in per.values() for r in p["failed"]],
                  flows=sum(p["flows"] for p in per.values()))
-        for f in ("goodput", "ceil", "xceil", "xceil_late", "ceil_nominal", "per_nominal", "per_realized",
-                  "jain", "share", "marked", "drops", "drop_frac", "early", "forced", "overflow",
+        for f in ("goodput", "ceil", "xceil", "xceil_late", "ceil_nominal", "per_nominal",
+                  "per_realized", "jain", "share", "marked", "drops", "drop_frac", "early", "forced", "overflow",
                   "avg_queue_pkts", "delay_ms", "p95_ms", "rtx", "background_sent_bps",
                   "rwnd_frac", "sndbuf_frac"):
             x[f] = spread([p[f] for p in per.values()])
