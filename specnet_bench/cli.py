@@ -287,6 +287,14 @@ def expected_line(name, bs, n_cases, n_todo, n_skipped=0):
 
 # ---- measurements --------------------------------------------------------
 
+def uses_redopt(c):
+    """Whether case @c's bottleneck is our redopt: red at the model's max_th,
+    or geo-aqm behind gw=redopt."""
+    if c["scenario"] == "red":
+        return c["value"] == red_model_max(c["opts"].get("case"))
+    return c["opts"].get("gw") == "redopt"
+
+
 def ensure_redopt():
     """Load our sch_redopt (tc would autoload it only from /lib/modules)."""
     if not lab.module_loaded("sch_redopt") and os.path.exists(lab.module_path("sch_redopt")):
@@ -1348,10 +1356,10 @@ def main(argv=None):
     for cc in skipped:
         print(f"specnet-bench: skipping {cc}: congestion control not available "
               f"(module {OURS.get(cc, 'tcp_' + cc)} missing)", flush=True)
-    no_redopt = any(c["scenario"] == "red" for c in cases) and not ensure_redopt()
+    no_redopt = any(uses_redopt(c) for c in cases) and not ensure_redopt()
     if no_redopt:
-        print("specnet-bench: skipping red at the model's max_th: qdisc redopt not "
-              "available (module sch_redopt missing)", flush=True)
+        print("specnet-bench: skipping red at the model's max_th and geo-aqm gw=redopt: "
+              "qdisc redopt not available (module sch_redopt missing)", flush=True)
         skipped.append("redopt")
     meta["skipped"] = sorted(set(meta.get("skipped", [])) | set(skipped))
     params = module_params()
@@ -1362,8 +1370,7 @@ def main(argv=None):
     done = {r["key"] for r in records}
     todo = [c for c in cases if case_key(c) not in done and c["cc"] not in skipped and
             not any(f.format(cc=c["cc"]) in skipped for f in (c["flows"] or [])) and
-            not (no_redopt and c["scenario"] == "red" and
-                 c["value"] == red_model_max(c["opts"].get("case")))]
+            not (no_redopt and uses_redopt(c))]
     max_paths = a.max_paths
     bs = batches(todo, max_paths, a.rate_budget)
     n_skipped = sum(case_key(c) not in done for c in cases) - len(todo)

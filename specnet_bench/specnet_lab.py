@@ -677,11 +677,12 @@ def node_reachable(node, ip, tries=10, wait_s=3):
 
 
 def qdisc_marks(q):
-    """The CE marks of one qdisc of `tc -s -j qdisc show`: RED's "marked",
-    fq_codel's "ecn_mark", the sum of cake's per-tin "ecn_mark"; 0 for a
-    queue that does not mark."""
+    """The CE marks of one qdisc of `tc -s -j qdisc show`: RED's "marked"
+    (redopt's with its "forced_mark", the marks above max_th, which it
+    shows only when there were some), fq_codel's "ecn_mark", the sum of
+    cake's per-tin "ecn_mark"; 0 for a queue that does not mark."""
     if "marked" in q:
-        return q["marked"]
+        return q["marked"] + q.get("forced_mark", 0)
     if "ecn_mark" in q:
         return q["ecn_mark"]
     if q.get("tins"):

@@ -713,6 +713,17 @@ def test_qdisc_marks_of_each_kind():
     per tin; a FIFO has none."""
     from specnet_bench import specnet_lab as lab
     assert lab.qdisc_marks({"kind": "red", "marked": 7, "early": 1}) == 7
+    assert lab.qdisc_marks({"kind": "redopt", "marked": 7, "forced_mark": 2, "forced": 0}) == 9
     assert lab.qdisc_marks({"kind": "fq_codel", "drops": 2, "ecn_mark": 31}) == 31
     assert lab.qdisc_marks({"kind": "cake", "tins": [{"ecn_mark": 5}, {"ecn_mark": 4}]}) == 9
     assert lab.qdisc_marks({"kind": "pfifo", "drops": 3}) == 0
+
+
+def test_redopt_cases_are_the_ones_that_load_it():
+    """sch_redopt is loaded (or its cases skipped) for red at the model's
+    max_th and for geo-aqm behind gw=redopt, not for the other cases."""
+    c = dict(scenario="geo-aqm", opts={"gw": "redopt"}, value=1.0)
+    assert bench.uses_redopt(c)
+    assert not bench.uses_redopt(dict(c, opts={"gw": "cake"}))
+    assert bench.uses_redopt(dict(scenario="red", opts={}, value=bench.red_model_max()))
+    assert not bench.uses_redopt(dict(scenario="red", opts={}, value=15))
