@@ -953,7 +953,8 @@ def case_stats(records):
                  failed=[r for p in per.values() for r in p["failed"]],
                  flows=sum(p["flows"] for p in per.values()))
         for f in ("goodput", "ceil", "xceil", "xceil_late", "ceil_nominal", "per_nominal",
-                  "per_realized", "jain", "share", "marked", "drops", "drop_frac", "early", "forced", "overflow",
+                  "per_realized", "jain", "share", "marked", "drops", "drop_frac", "early",
+                  "forced", "overflow",
                   "avg_queue_pkts", "delay_ms", "p95_ms", "rtx", "background_sent_bps",
                   "rwnd_frac", "sndbuf_frac"):
             x[f] = spread([p[f] for p in per.values()])
