@@ -528,9 +528,12 @@ class GeoTopo(ChainTopo):
     marker (CE above K packets, a drop for non-ECT) at the 20 Mbit/s queue,
     with the delay and the corruption on a link after it; @hostbuf_mb M > 0
     sets every node's tcp_rmem/tcp_wmem maximum to M MB (Linux's defaults
-    are 6 MB and 4 MB)."""
+    are 6 MB and 4 MB); @initrwnd N > 0 sets the initial receive window of
+    the receiver's routes to N segments (`ip route change ... initrwnd N`;
+    Linux advertises 10 segments first, then grows the window as data
+    arrives)."""
 
-    extra_opts = ("hostbuf_mb",)
+    extra_opts = ("hostbuf_mb", "initrwnd")
 
     def chain_links(self, loss=1.0, rate="20mbit", rtt_ms=600, step=0, gw="", bdp=1.0,
                     **_):
@@ -555,6 +558,14 @@ class GeoTopo(ChainTopo):
             for n in self.nodes_of(net, p):
                 self._cmd(n, f"sysctl -qw net.ipv4.tcp_rmem='4096 131072 {mb << 20}' "
                              f"net.ipv4.tcp_wmem='4096 16384 {mb << 20}'")
+        for p in range(1, self.paths + 1):
+            n = int(self.path_opts[p - 1].get("initrwnd", 0))
+            if n <= 0:
+                continue
+            rcv = self.receiver(net, p)
+            for route in rcv.cmd("ip -4 route show").splitlines():
+                if route.strip():
+                    self._cmd(rcv, f"ip route change {route.strip()} initrwnd {n}")
 
     def per(self, p=1):
         return float(self.path_opts[p - 1].get("loss", 1.0)) / 100

@@ -84,7 +84,7 @@ def test_plots_one_png_per_scenario(tiny, tmp_path):
 @pytest.mark.parametrize("argv, msg", [
     (["--opt", "step=1000"], "--opt needs --scenario"),
     (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "stpe=1000"],
-     "geo has no option stpe (it has: bdp, gw, hostbuf_mb, rate, rtt_ms, step)"),
+     "geo has no option stpe (it has: bdp, gw, hostbuf_mb, initrwnd, rate, rtt_ms, step)"),
     (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "step"],
      "bad --opt 'step' (KEY=VALUE)"),
     (["--scenario", "geo", "--param", "1", "--ccs", "spec", "--opt", "loss=3"],
@@ -109,7 +109,7 @@ def test_geo_probe_options_shape_the_path():
     assert step[1]["rate"] == "20mbit" and step[1]["queue"] == ("step", 1000)
     assert step[1]["delay_ms"] == 0 and step[2]["delay_ms"] == 300
     assert "corrupt 10%" in step[2]["impair"] and not step[1]["impair"]
-    assert bench.topo_opts("geo") == {"bdp", "gw", "hostbuf_mb", "rate", "rtt_ms", "step"}
+    assert bench.topo_opts("geo") == {"bdp", "gw", "hostbuf_mb", "initrwnd", "rate", "rtt_ms", "step"}
 
 
 def test_geo_gateways_put_their_queue_before_the_lossy_delay():
@@ -154,8 +154,8 @@ def test_geo_gateways_put_their_queue_before_the_lossy_delay():
     td = topos.GeoTaildropTopo.__new__(topos.GeoTaildropTopo)
     td.mtu = topos.MTU
     assert td.chain_links(loss=1, bdp=4) == fifo
-    assert bench.topo_opts("geo-aqm") == {"gw", "hostbuf_mb", "rate", "rtt_ms"}
-    assert bench.topo_opts("geo-taildrop") == {"bdp", "hostbuf_mb", "rate", "rtt_ms"}
+    assert bench.topo_opts("geo-aqm") == {"gw", "hostbuf_mb", "initrwnd", "rate", "rtt_ms"}
+    assert bench.topo_opts("geo-taildrop") == {"bdp", "hostbuf_mb", "initrwnd", "rate", "rtt_ms"}
 
 
 def test_leo_path_and_its_epochs():
