@@ -9,6 +9,8 @@
 #                        full, red or tiny, or SCENARIO=<name>; published under
 #                        docs/results/bench-<name>/ (long)
 #   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
+#   make start-trace     a flow's first seconds on a long path, per round trip
+#                        (TRACE_NAME, TRACE_ARGS); docs/results/start-<name>/
 #   make cost            per-update / ACK / packet instruction counts (callgrind, host)
 #   make stress          make fuzz, then the stress suite and a soak in the VM on
 #                        debug kernels (KASAN, kmemleak, lockdep; built once) (long);
@@ -60,7 +62,7 @@ MODULES  := tcp_spec tcp_cpecn tcp_tp sch_redopt
 SRC_SUB  ?= src
 EXTRA    ?=
 
-.PHONY: all modules userspace setup test test-host test-vm demo bench check cost stress stress-run \
+.PHONY: all modules userspace setup test test-host test-vm demo bench start-trace check cost stress stress-run \
 	fuzz fuzz-run debug-kernels install install-modules install-userspace uninstall dkms clean \
 	help print-kvers demo-run bench-run test-run
 
@@ -215,6 +217,19 @@ ifeq ($(DRY),)
 	if [ -e $(BENCH_OUT)/summary.md ]; then \
 		cd $(TOP) && $(PY) -m specnet_bench.publish $(BENCH_OUT) bench-$(BENCH_NAME) || rc=1; fi; exit $$rc
 endif
+
+# A flow's first seconds on a long path, one flow at a time, traced by
+# tcp_probe (tests/bench/start_trace.py; TRACE_ARGS its options, e.g.
+# --loss 0,1 --reps 3): published under docs/results/start-<TRACE_NAME>/.
+TRACE_NAME ?= geo
+TRACE_OUT ?= $(TOP)/results/start-$(TRACE_NAME)-$(BENCH_K)-$(BENCH_STAMP)
+start-trace: setup
+	@[ -n "$(BENCH_K)" ] || $(NOKERNEL)
+	@$(MAKE) --no-print-directory KVERS="$(BENCH_K)" modules
+	@$(PY) $(TOP)/tests/vm/vm.py --kernel "$(BENCH_K)" --timeout 3600 -- \
+		$(PY) $(TOP)/tests/bench/start_trace.py --out $(TRACE_OUT) \
+		--name $(TRACE_NAME) $(TRACE_ARGS)
+	@cd $(TOP) && $(PY) -m specnet_bench.publish $(TRACE_OUT) start-$(TRACE_NAME)
 
 TC_LIB   ?= /usr/lib/x86_64-linux-gnu/tc
 SBINDIR  ?= /usr/local/sbin

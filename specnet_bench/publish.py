@@ -9,7 +9,9 @@ docs/results/<name>/ (replacing the previous ones: git keeps the history)
 with a header that names the date, kernel, commit and the machine (CPU
 model, cores, memory, KVM or TCG), so that every figure the project quotes
 comes from a generated file; and changes.md, the case-by-case comparison
-with the run it replaces (specnet_bench.compare).
+with the run it replaces (specnet_bench.compare). A run whose meta has a
+"kind" (tests/bench/start_trace.py's "start-trace") is not a bench's: no
+changes.md for it.
 """
 import argparse
 import json
@@ -55,8 +57,10 @@ def publish(run_dir, name, docs=None):
         meta = json.load(f)["meta"]
     dest = os.path.join(docs, name)
     before = None
-    if os.path.exists(os.path.join(dest, "results.json")):
-        before = compare.load(dest)
+    if os.path.exists(os.path.join(dest, "results.json")) and "kind" not in meta:
+        before = compare.load(dest)     # a bench's run (a start trace has a kind)
+        if "kind" in before[0]:
+            before = None
     if os.path.isdir(dest):
         shutil.rmtree(dest)
     os.makedirs(dest)

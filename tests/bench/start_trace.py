@@ -17,19 +17,25 @@ loaded, as the integration tests load it):
        .venv/bin/python tests/bench/start_trace.py --loss 1 --ccs spec,cubic,bbr'
 
 --param NAME=VALUE sets a tcp_spec parameter for the run (e.g.
-qd_enable=0), put back afterwards. --json FILE writes the records.
+qd_enable=0), put back afterwards. --loss takes a list (0,1). --out DIR
+writes DIR/results.json (the records, with the run's date, kernel, commit
+and arguments) and DIR/summary.md; `make start-trace` runs it in the VM
+and publishes DIR under docs/results/start-<name>/, where the figures
+docs/algorithms.md quotes from these traces live.
 """
 import argparse
 import json
 import os
+import statistics
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
 
 from specnet_bench import specnet_lab as lab  # noqa: E402
-from cwnd import MSS, run_flow  # noqa: E402
+from cwnd import INFINITE_SSTHRESH, MSS, run_flow  # noqa: E402
 
 
 def rounds(evs, rtt_s):
@@ -53,12 +59,65 @@ GATEWAYS = {
 }
 
 
-def one_flow(cc, args):
+def _range(xs):
+    xs = sorted(xs)
+    return f"{statistics.median(xs):.2f} [{xs[0]:.2f}-{xs[-1]:.2f}]"
+
+
+def summary(meta, recs):
+    """The markdown of a run: per case (gateway, loss, cc) the goodput of
+    each repetition and their median [min-max], then each flow's largest
+    window per round trip, the round and value of its first ssthresh, and
+    tcp_spec's non-zero counters."""
+    a = meta["args"]
+    gw = a["gw"] or f"one netem hop ({a['rate']}, limit 3000)"
+    out = [f"# start-trace {meta['name']} ({meta['date']}, kernel {meta['kernel']}, "
+           f"commit {meta['commit']})", "",
+           f"`tests/bench/start_trace.py {meta['argv']}`", "",
+           f"Path: {a['rate']}, {a['rtt']} ms RTT, gateway {gw}; corruption after the "
+           f"bottleneck. Each flow alone, {a['seconds']} s, traced by tcp:tcp_probe; "
+           f"a round is a {a['rtt']} ms bin from the flow's first event. Module "
+           f"parameters set: {', '.join(a['param']) or 'none (defaults)'}.", "",
+           "| gateway | loss % | cc | goodput Mbit/s per repetition | median [min-max] |",
+           "|---|---|---|---|---|"]
+    cases = {}
+    for r in recs:
+        cases.setdefault((r["gw"] or "-", r["loss"], r["cc"]), []).append(r)
+    for (g, loss, cc), rs in cases.items():
+        mb = [r["goodput_bps"] / 1e6 for r in rs]
+        out.append(f"| {g} | {loss:g} | {cc} | {', '.join(f'{x:.2f}' for x in mb)} | "
+                   f"{_range(mb)} |")
+    out += ["", "Largest cwnd per round (packets); `ssthresh` the first one set and "
+            "its round; the packets acked per round.", ""]
+    for (g, loss, cc), rs in cases.items():
+        for i, r in enumerate(rs, 1):
+            first = next(((b, th) for b, _, th, _ in r["rounds"] if th < INFINITE_SSTHRESH),
+                         None)
+            out.append(f"* {g}, {loss:g}%, {cc}, repetition {i}: "
+                       f"{r['goodput_bps'] / 1e6:.2f} Mbit/s; ssthresh "
+                       + (f"{first[1]} in round {first[0]}" if first else "never set"))
+            out.append(f"  * cwnd: {', '.join(str(x[1]) for x in r['rounds'])}")
+            out.append(f"  * acked: {', '.join(str(x[3]) for x in r['rounds'])}")
+            if r["counters"]:
+                nz = ", ".join(f"{k} {v}" for k, v in r["counters"].items() if v)
+                out.append(f"  * counters: {nz or 'all 0'}")
+    return "\n".join(out) + "\n"
+
+
+def write_run(out_dir, meta, recs):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(dict(meta=meta, records=recs), f)
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write(summary(meta, recs))
+
+
+def one_flow(cc, loss, args):
     hops = ["snd", "rtr", "rcv"] if not args.gw else ["snd", "gw", "rtr", "rcv"]
     c = lab.Chain(hops)
     c.build()
     try:
-        imp = f" corrupt {args.loss:g}%" if args.loss else ""
+        imp = f" corrupt {loss:g}%" if loss else ""
         if args.gw:
             c.tc("gw", "rtr", f"""root handle 1: htb default 1
                                   class add parent 1: classid 1:1 htb rate {args.rate}
@@ -71,47 +130,66 @@ def one_flow(cc, args):
         lab.iperf3_server(c.ns("rcv"))
         evs, rep = run_flow(c, cc, seconds=args.seconds)
         n = lab.counters("tcp_spec", ns=c.ns("snd")) if cc == "spec" else None
-        return dict(cc=cc, loss=args.loss, gw=args.gw, goodput_bps=lab.goodput_bps(rep),
+        return dict(cc=cc, loss=loss, gw=args.gw, goodput_bps=lab.goodput_bps(rep),
                     rounds=rounds(evs, args.rtt / 1000), counters=n)
     finally:
         c.destroy()
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ccs", default="spec,cubic,bbr")
-    ap.add_argument("--loss", type=float, default=0.0, help="corruption, percent")
+    ap.add_argument("--loss", default="0", help="corruption, percent; a list: 0,1")
     ap.add_argument("--rate", default="20mbit")
     ap.add_argument("--gw", choices=sorted(GATEWAYS))
     ap.add_argument("--rtt", type=int, default=600, help="ms")
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    lab.sh("modprobe tcp_bbr")
-    saved = {}
+    ap.add_argument("--out", metavar="DIR", help="results.json and summary.md here")
+    ap.add_argument("--name", help="the run's name in summary.md (default: DIR's)")
+    argv = sys.argv[1:] if argv is None else argv
+    args = ap.parse_args(argv)
+    try:
+        losses = [float(x) for x in args.loss.split(",")]
+    except ValueError:
+        ap.error(f"--loss: a list of percentages, not {args.loss!r}")
+    if any(not 0 <= x < 100 for x in losses):
+        ap.error(f"--loss: each in [0, 100), not {args.loss}")
+    params = []
     for kv in args.param:
-        name, value = kv.split("=", 1)
+        if "=" not in kv:
+            ap.error(f"--param: NAME=VALUE, not {kv!r}")
+        params.append(kv.split("=", 1))
+    meta = dict(kind="start-trace", date=time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
+                kernel=lab.kernel_release(), commit=lab.git_commit(),
+                name=args.name or os.path.basename(os.path.normpath(args.out or "start-trace")),
+                argv=" ".join(argv), args=vars(args))
+    lab.sh("modprobe tcp_bbr")
+    if "spec" in args.ccs.split(",") and not lab.module_loaded("tcp_spec"):
+        lab.load_module("tcp_spec")
+    saved = {}
+    for name, value in params:
         saved[name] = lab.get_param("tcp_spec", name)
         lab.set_param("tcp_spec", name, value)
     recs = []
     try:
         for _ in range(args.reps):
-            for cc in args.ccs.split(","):
-                r = one_flow(cc, args)
-                recs.append(r)
-                print(f"{cc} loss {args.loss:g}%: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
-                      f"per round (cwnd, ssthresh, acked): "
-                      f"{[x[1:] for x in r['rounds']]}", flush=True)
-                if r["counters"]:
-                    print(f"  counters {r['counters']}", flush=True)
+            for loss in losses:
+                for cc in args.ccs.split(","):
+                    r = one_flow(cc, loss, args)
+                    recs.append(r)
+                    print(f"{cc} loss {loss:g}%: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
+                          f"per round (cwnd, ssthresh, acked): "
+                          f"{[x[1:] for x in r['rounds']]}", flush=True)
+                    if r["counters"]:
+                        print(f"  counters {r['counters']}", flush=True)
     finally:
         for name, value in saved.items():
             lab.set_param("tcp_spec", name, value)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(recs, f)
+    if args.out:
+        write_run(args.out, meta, recs)
+        print(f"start-trace: {args.out}/summary.md, results.json", flush=True)
 
 
 if __name__ == "__main__":
