@@ -69,7 +69,7 @@ EXTRA    ?=
 all: modules userspace
 
 help:
-	@sed -n '3,23p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,25p' $(TOP)/Makefile | sed 's/^# \{0,1\}//'
 
 define modules_for
 modules: modules-$(1)
