@@ -19,7 +19,8 @@ loaded, as the integration tests load it):
 --param NAME=VALUE sets a tcp_spec parameter for the run (e.g.
 qd_enable=0), put back afterwards. --loss takes a list (0,1). --out DIR
 writes DIR/results.json (the records, with the run's date, kernel, commit
-and arguments) and DIR/summary.md; `make start-trace` runs it in the VM
+and arguments) and DIR/summary.md (--summarize DIR writes it again from
+DIR/results.json); `make start-trace` runs it in the VM
 and publishes DIR under docs/results/start-<name>/, where the figures
 docs/algorithms.md quotes from these traces live.
 """
@@ -70,12 +71,14 @@ def summary(meta, recs):
     window per round trip, the round and value of its first ssthresh, and
     tcp_spec's non-zero counters."""
     a = meta["args"]
-    gw = a["gw"] or f"one netem hop ({a['rate']}, limit 3000)"
+    path = (f"{a['gw']} (ECN) under HTB at {a['rate']}, then {a['rtt']} ms and the "
+            f"corruption on a netem hop after it" if a["gw"] else
+            f"one netem hop: {a['rate']}, {a['rtt']} ms, a 3000-packet queue and the "
+            f"corruption (a corrupted packet still takes its time on the link)")
     out = [f"# start-trace {meta['name']} ({meta['date']}, kernel {meta['kernel']}, "
            f"commit {meta['commit']})", "",
            f"`tests/bench/start_trace.py {meta['argv']}`", "",
-           f"Path: {a['rate']}, {a['rtt']} ms RTT, gateway {gw}; corruption after the "
-           f"bottleneck. Each flow alone, {a['seconds']} s, traced by tcp:tcp_probe; "
+           f"Path: {path}. Each flow alone, {a['seconds']} s, traced by tcp:tcp_probe; "
            f"a round is a {a['rtt']} ms bin from the flow's first event. Module "
            f"parameters set: {', '.join(a['param']) or 'none (defaults)'}.", "",
            "| gateway | loss % | cc | goodput Mbit/s per repetition | median [min-max] |",
@@ -148,8 +151,15 @@ def main(argv=None):
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--out", metavar="DIR", help="results.json and summary.md here")
     ap.add_argument("--name", help="the run's name in summary.md (default: DIR's)")
+    ap.add_argument("--summarize", metavar="DIR",
+                    help="only write DIR/summary.md again from DIR/results.json")
     argv = sys.argv[1:] if argv is None else argv
     args = ap.parse_args(argv)
+    if args.summarize:
+        with open(os.path.join(args.summarize, "results.json")) as f:
+            run = json.load(f)
+        write_run(args.summarize, run["meta"], run["records"])
+        return
     try:
         losses = [float(x) for x in args.loss.split(",")]
     except ValueError:
