@@ -27,7 +27,6 @@ docs/algorithms.md quotes from these traces live.
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -36,6 +35,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
 
 from specnet_bench import specnet_lab as lab  # noqa: E402
+from specnet_bench.cli import spread  # noqa: E402
 from cwnd import INFINITE_SSTHRESH, MSS, run_flow  # noqa: E402
 
 
@@ -58,11 +58,6 @@ GATEWAYS = {
     "fq_codel": "fq_codel target 5ms interval {rtt}ms ecn limit 10000",
     "cake": "cake unlimited rtt {rtt}ms besteffort",
 }
-
-
-def _range(xs):
-    xs = sorted(xs)
-    return f"{statistics.median(xs):.2f} [{xs[0]:.2f}-{xs[-1]:.2f}]"
 
 
 def summary(meta, recs):
@@ -89,7 +84,7 @@ def summary(meta, recs):
     for (g, loss, cc), rs in cases.items():
         mb = [r["goodput_bps"] / 1e6 for r in rs]
         out.append(f"| {g} | {loss:g} | {cc} | {', '.join(f'{x:.2f}' for x in mb)} | "
-                   f"{_range(mb)} |")
+                   f"{spread(mb).fmt()} |")
     out += ["", "Largest cwnd per round (packets); `ssthresh` the first one set and "
             "its round; the packets acked per round.", ""]
     for (g, loss, cc), rs in cases.items():
