@@ -418,7 +418,8 @@ class TcpProbe:
     """tcp:tcp_probe events of one flow, in a private tracefs instance.
 
     Each event is taken when the sender processes an incoming segment,
-    before the ACK is applied: (t [s], snd_una, cwnd, ssthresh, srtt [us]).
+    before the ACK is applied: (t [s], snd_nxt, snd_una, cwnd, ssthresh,
+    snd_wnd [bytes: the receiver's window], srtt [us]).
     t is CLOCK_MONOTONIC (the instance's trace_clock "mono"), the clock of
     time.monotonic(): a test places what it did in the flow's timeline.
     """
@@ -465,7 +466,7 @@ class TcpProbe:
             evs.append(dict(t=float(m.group(1)), src=m.group(2), dst=m.group(3),
                             snd_nxt=int(m.group(4), 16), snd_una=int(m.group(5), 16),
                             cwnd=int(m.group(6)), ssthresh=int(m.group(7)),
-                            srtt=int(m.group(9))))
+                            snd_wnd=int(m.group(8)), srtt=int(m.group(9))))
         return evs
 
 

@@ -40,8 +40,12 @@ from cwnd import INFINITE_SSTHRESH, MSS, run_flow  # noqa: E402
 
 
 def rounds(evs, rtt_s):
-    """[(round, max cwnd, min ssthresh, packets acked)] from tcp_probe
-    events, a round being a bin of @rtt_s from the first event."""
+    """[(round, max cwnd, min ssthresh, packets acked, largest flight,
+    receive-window-limited %)] from tcp_probe events, a round being a bin
+    of @rtt_s from the first event. The flight is snd_nxt - snd_una in
+    packets; an event is receive-window limited when the next segment
+    would not fit the window the receiver offers (snd_nxt + one MSS past
+    snd_una + snd_wnd, tcp_snd_wnd_test())."""
     t0 = evs[0]["t"]
     bins = {}
     for e in evs:
@@ -50,7 +54,10 @@ def rounds(evs, rtt_s):
     for b in sorted(bins):
         es = bins[b]
         acked = (es[-1]["snd_una"] - es[0]["snd_una"]) % 2**32 // MSS
-        out.append((b, max(x["cwnd"] for x in es), min(x["ssthresh"] for x in es), acked))
+        flight = [(x["snd_nxt"] - x["snd_una"]) % 2**32 for x in es]
+        limited = sum(f + MSS > x["snd_wnd"] for f, x in zip(flight, es))
+        out.append((b, max(x["cwnd"] for x in es), min(x["ssthresh"] for x in es), acked,
+                    max(flight) // MSS, round(100 * limited / len(es))))
     return out
 
 
@@ -86,16 +93,23 @@ def summary(meta, recs):
         out.append(f"| {g} | {loss:g} | {cc} | {', '.join(f'{x:.2f}' for x in mb)} | "
                    f"{spread(mb).fmt()} |")
     out += ["", "Largest cwnd per round (packets); `ssthresh` the first one set and "
-            "its round; the packets acked per round.", ""]
+            "its round; the packets acked per round; the largest flight (snd_nxt - "
+            "snd_una, packets) per round and the share of the round's ACKs that found "
+            "the next segment outside the receiver's window (traces from before "
+            "these were recorded have neither).", ""]
     for (g, loss, cc), rs in cases.items():
         for i, r in enumerate(rs, 1):
-            first = next(((b, th) for b, _, th, _ in r["rounds"] if th < INFINITE_SSTHRESH),
+            first = next(((x[0], x[2]) for x in r["rounds"] if x[2] < INFINITE_SSTHRESH),
                          None)
             out.append(f"* {g}, {loss:g}%, {cc}, repetition {i}: "
                        f"{r['goodput_bps'] / 1e6:.2f} Mbit/s; ssthresh "
                        + (f"{first[1]} in round {first[0]}" if first else "never set"))
             out.append(f"  * cwnd: {', '.join(str(x[1]) for x in r['rounds'])}")
             out.append(f"  * acked: {', '.join(str(x[3]) for x in r['rounds'])}")
+            if r["rounds"] and len(r["rounds"][0]) > 4:   # traced with the window
+                out.append(f"  * flight: {', '.join(str(x[4]) for x in r['rounds'])}")
+                out.append("  * receive-window limited, % of the round's ACKs: "
+                           f"{', '.join(str(x[5]) for x in r['rounds'])}")
             if r["counters"]:
                 nz = ", ".join(f"{k} {v}" for k, v in r["counters"].items() if v)
                 out.append(f"  * counters: {nz or 'all 0'}")
@@ -185,7 +199,7 @@ def main(argv=None):
                     r = one_flow(cc, loss, args)
                     recs.append(r)
                     print(f"{cc} loss {loss:g}%: {r['goodput_bps'] / 1e6:.2f} Mbit/s; "
-                          f"per round (cwnd, ssthresh, acked): "
+                          f"per round (cwnd, ssthresh, acked, flight, rwnd-limited %): "
                           f"{[x[1:] for x in r['rounds']]}", flush=True)
                     if r["counters"]:
                         print(f"  counters {r['counters']}", flush=True)
