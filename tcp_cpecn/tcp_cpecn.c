@@ -37,7 +37,8 @@
  * is above the threshold (until the first ECE; the window then goes down
  * to what the path delivers, qd_reduced_cwnd()) or the circuit breaker
  * tripped (the base decrease), and until the first ECE growth stops at
- * qd_cwnd_cap_at()'s cap: two BDPs in the first slow start, then one with
+ * qd_cwnd_cap_at()'s cap: two BDPs in the first slow start (from its third
+ * round: qd_first_cap_due()), then one with
  * half the threshold's queue, or one and a half while the bottleneck is
  * shared
  * (kernel/include/specnet/qdelay.h, qd_* parameters).
@@ -483,6 +484,7 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	struct cpecn_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct qd_params qdp;
+	bool full = tp->snd_ssthresh < TCP_INFINITE_SSTHRESH;
 	u32 before, cap;
 
 	if (ca->restore_cwnd && acked) {
@@ -496,15 +498,15 @@ static void cpecn_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 	before = tcp_snd_cwnd(tp);
 	tcp_reno_cong_avoid(sk, ack, acked);
 	if (ca->ece_acks || !specnet_ecn_ok(tp) || tcp_snd_cwnd(tp) <= before ||
-	    qd_cwnd_under_bdp(&ca->qd, tcp_snd_cwnd(tp)))
+	    qd_cwnd_under_bdp(&ca->qd, tcp_snd_cwnd(tp)) ||
+	    (!full && !qd_first_cap_due(tp->delivered)))
 		return;
-	/* Until the first ECE, growth stops at the delay signal's cap: one
+	/* Until the first ECE, growth stops at the delay signal's cap: two
+	 * BDPs in slow start (from its third round: qd_first_cap_due()), one
 	 * BDP plus the threshold once slow start is over (1.5 sharing).
 	 */
 	specnet_qd_params_read(&specnet_qd, &qdp);
-	cap = qd_cwnd_cap_at(&ca->qd, &qdp,
-			     tp->snd_ssthresh < TCP_INFINITE_SSTHRESH,
-			     tcp_snd_cwnd(tp));
+	cap = qd_cwnd_cap_at(&ca->qd, &qdp, full, tcp_snd_cwnd(tp));
 	if (tcp_snd_cwnd(tp) > cap)
 		tcp_snd_cwnd_set(tp, max(before, cap));
 }

@@ -777,7 +777,9 @@ static bool spec_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 
 /* Growth from @before stops at the delay signal's cap until the first ECE
  * (qd_cwnd_cap_at()): twice what the path delivers in a min RTT, plus the
- * threshold's queue, in the first slow start; once the pipe is known full
+ * threshold's queue, in the first slow start from its third round (the
+ * samples of the first two read the initial window: qd_first_cap_due());
+ * once the pipe is known full
  * (HyStart++ saw the RTT rise, or a loss or CSS ended the first slow
  * start) one BDP plus half the threshold's queue, one and a half BDPs
  * plus all of it while another sender shares the bottleneck. A window
@@ -810,11 +812,14 @@ static void spec_bound_cwnd(struct sock *sk, u32 before, u32 acked,
 
 	if (ca->ece_seen || qd_cwnd_under_bdp(&ca->qd, cwnd))
 		return;
-	specnet_qd_params_read(&specnet_qd, &qdp);
 	if (spec_ss_threshold(tp, ca) < TCP_INFINITE_SSTHRESH)
 		how |= QD_BOUND_DRAIN;
 	if (ca->full)
 		how |= QD_BOUND_FULL;
+	if (!(how & (QD_BOUND_FULL | QD_BOUND_DRAIN)) &&
+	    !qd_first_cap_due(tp->delivered))
+		return;	/* the first slow start's first two rounds */
+	specnet_qd_params_read(&specnet_qd, &qdp);
 	w = qd_cwnd_bound(&ca->qd, &qdp, how, before, cwnd, acked);
 	if (w != cwnd)
 		tcp_snd_cwnd_set(tp, w);

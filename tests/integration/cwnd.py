@@ -50,6 +50,33 @@ def run_flow(chain, cc, seconds=5, during=None):
     return evs, rep
 
 
+def assert_long_path_start_doubles(cc, figure):
+    """A loss-free long path (10 Mbit/s, 600 ms: 495 packets, a FIFO of 3000
+    that never overflows), one @cc flow for 4 s: the largest window of each
+    600 ms round trip from the flow's first event at least 1.7 times the
+    round before's in the second and third (slow start doubles: 10, 19, 38,
+    73). The first slow start's cap (two BDPs of the best delivery rate)
+    read the initial window's samples and held the second round at 26
+    (tcp_spec, before qd_first_cap_due()), and the flow stayed a round
+    behind."""
+    c = lab.bottleneck_chain("10mbit", 600, "parent 1:1 handle 10: pfifo limit 3000")
+    try:
+        c.ecn_sender("snd")
+        lab.iperf3_server(c.ns("rcv"))
+        evs, _ = run_flow(c, cc, seconds=4)
+    finally:
+        c.destroy()
+    peaks = {}
+    for e in evs:
+        b = int((e["t"] - evs[0]["t"]) / 0.6)
+        peaks[b] = max(peaks.get(b, 0), e["cwnd"])
+    first = [peaks.get(b, 0) for b in range(5)]
+    figure(f"{cc}: largest cwnd of round trips 0-4", first)
+    for r in (1, 2):
+        assert first[r + 1] >= 1.7 * first[r], \
+            f"round trip {r + 1}: {first[r + 1]} packets after {first[r]} ({first})"
+
+
 def first_reduction(evs):
     """Index of the first event whose ssthresh left 'infinite'."""
     for i, e in enumerate(evs):

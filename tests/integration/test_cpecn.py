@@ -15,7 +15,8 @@ import pytest
 
 from specnet_bench import specnet_lab as lab
 
-from cwnd import (LOSS_PKT, RTT, assert_load_refused, assert_params_refused, assert_qd_params,
+from cwnd import (LOSS_PKT, RTT, assert_load_refused, assert_long_path_start_doubles,
+                  assert_params_refused, assert_qd_params,
                   load_twice_and_rmmod_in_use, loss_response, param_value, run_flow,
                   wnd_limited_chain)
 
@@ -284,6 +285,12 @@ def test_goodput_1_2x_reno_on_lossy_wireless_path(cpecn, figure):
 
 
 # ---- a bottleneck that never marks ---------------------------------------------
+
+def test_a_long_path_first_slow_start_doubles_from_its_second_round(cpecn, figure):
+    """cpecn's first slow start under the delay signal's cap doubles as
+    spec's does (cwnd.assert_long_path_start_doubles())."""
+    assert_long_path_start_doubles("cpecn", figure)
+
 
 def test_fifo_without_marks_is_congestion_not_collapse(cpecn, figure):
     """cpecn's CE-sequence estimate sees nothing on a FIFO that never marks:

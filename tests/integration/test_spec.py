@@ -22,7 +22,8 @@ import time
 
 from specnet_bench import specnet_lab as lab
 
-from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, MSS, RTT, assert_load_refused, assert_params_refused,
+from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, MSS, RTT, assert_load_refused,
+                  assert_long_path_start_doubles, assert_params_refused,
                   assert_qd_params, blackout, first_reduction, load_twice_and_rmmod_in_use,
                   loss_response, param_value, rto_index, run_flow, wnd_limited_chain)
 
@@ -234,9 +235,15 @@ def fifo_flow(rtt_ms, fifo, seconds=20, rmem="4096 131072 16777216"):
         c.destroy()
 
 
+def seconds_where(evs, cond):
+    """The time the trace spent in events that satisfy @cond (each event
+    holds until the next)."""
+    return sum(b["t"] - a["t"] for a, b in zip(evs, evs[1:]) if cond(a))
+
+
 def seconds_over(evs, base, over_us):
     """The time the trace's smoothed RTT stood @over_us or more above @base."""
-    return sum(b["t"] - a["t"] for a, b in zip(evs, evs[1:]) if a["srtt"] >= base + over_us)
+    return seconds_where(evs, lambda e: e["srtt"] >= base + over_us)
 
 
 def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
@@ -294,6 +301,12 @@ def test_a_window_past_the_cap_drains_to_it(spec, figure):
     assert n["hystart_exits"] >= 1, f"HyStart++ never saw the rise: {n}"
 
 
+def test_a_long_path_first_slow_start_doubles_from_its_second_round(spec, figure):
+    """The first slow start's cap waits for the samples of the third round
+    (qd_first_cap_due()); cwnd.assert_long_path_start_doubles()."""
+    assert_long_path_start_doubles("spec", figure)
+
+
 def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
     """On a long path HyStart++ sees the RTT rise a round after the window
     passed the BDP; CSS then held a window already past the full pipe's
@@ -334,7 +347,7 @@ def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
     after = [e for e in evs if e["t"] >= first["t"] + 1.5]
     top = max((e["cwnd"] for e in after), default=0)
     span = after[-1]["t"] - after[0]["t"] if after else 0
-    past = sum(b["t"] - a["t"] for a, b in zip(after, after[1:]) if a["cwnd"] > 1.25 * cap)
+    past = seconds_where(after, lambda e: e["cwnd"] > 1.25 * cap)
     figure("ssthresh set to, at s, largest cwnd 1.5 s after (cap)",
            (first["ssthresh"], round(first["t"] - evs[0]["t"], 1), top, round(cap)))
     figure("rise at s, ssthresh set s after it",
@@ -767,7 +780,7 @@ def test_a_standing_queue_ends_a_recovery_kept_as_corruption(spec, figure):
     assert evs, f"no tcp_probe events of the data flow ({len(raw)} in all): {n}"
     base = min(e["srtt"] for e in evs)
     # the FIFO half full or more: twice the threshold, 300 ms over the least
-    high = sum(b["t"] - a["t"] for a, b in zip(evs, evs[1:]) if a["srtt"] >= base + 300000)
+    high = seconds_over(evs, base, 300000)
     span = evs[-1]["t"] - evs[0]["t"]
     figure("spec losses: late congestion / delay congestion / corruption",
            f"{n['late_congestion']}/{n['delay_congestion']}/{n['predicted_corruption']}")

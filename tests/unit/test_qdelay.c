@@ -347,6 +347,13 @@ static void test_cap(void)
 	qd_rtt_sample(&s, &P, 0, 1000);
 	qd_rate_sample(&s, 1, 1000000);
 	CHECK(qd_cwnd_cap(&s, &P) == 4, "floor %u", qd_cwnd_cap(&s, &P));
+	/* the first slow start's cap: not before four initial windows
+	 * were delivered
+	 */
+	CHECK(!qd_first_cap_due(0) && !qd_first_cap_due(39),
+	      "the first slow start's cap before 40 delivered");
+	CHECK(qd_first_cap_due(40) && qd_first_cap_due(100000),
+	      "no first slow start's cap from 40 delivered");
 	/* a window expiry restarts the rate */
 	qd_init(&s);
 	qd_rtt_sample(&s, &P, 0, 100000);

@@ -123,6 +123,7 @@
 #define QD_LOSS_PKTS		3	/* threshold floor, packets queued */
 #define QD_GAIN_UNIT		8	/* cwnd cap gains: eighths of a BDP */
 #define QD_CAP_GAIN		16	/* first slow start: 2 BDPs */
+#define QD_CAP_EARLY		40	/* ...from 4 initial windows delivered */
 #define QD_SHARED_GAIN		12	/* then, sharing: 1.5 BDPs (else 1) */
 #define QD_LONE_Q_SHIFT		1	/* alone: half the threshold's queue */
 #define QD_BETA			7	/* the least decrease on a queue: */
@@ -841,6 +842,24 @@ static inline u32 qd_cwnd_cap(const struct qd_state *s,
 			      const struct qd_params *p)
 {
 	return qd_cwnd_cap_gain(s, p, QD_CAP_GAIN);
+}
+
+/*
+ * Whether the first slow start's cap (qd_cwnd_cap()) applies yet, the flow
+ * having delivered @delivered packets (tp->delivered, SACKed ones
+ * included): from QD_CAP_EARLY on, four initial windows. Until then the
+ * delivery-rate samples read the initial window, not the path: its ACKs
+ * come back in a burst, the doubled window goes out paced (spec and cpecn
+ * pace) over about half a round trip, and a sample counts only the
+ * packets sent after its own, over its RTT and that spread. On a 600 ms
+ * path twice that estimate held the second round at 26-28 packets, where
+ * slow start doubles to 38, and the flow stayed a round behind
+ * (docs/results/start-geo). From the third round on the samples follow
+ * the window.
+ */
+static inline bool qd_first_cap_due(u32 delivered)
+{
+	return delivered >= QD_CAP_EARLY;
 }
 
 /*
