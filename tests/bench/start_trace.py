@@ -4,10 +4,10 @@ over a single netem hop (--rate, --rtt, a 3000-packet queue, --loss %
 corruption), traced by tcp_probe: per round trip (a bin of --rtt), the
 largest cwnd, the least ssthresh and the packets snd_una moved, then the
 flow's goodput over --seconds, and tcp_spec's counters for a spec flow.
---gw fq_codel|cake puts that gateway (ECN; fq_codel's interval and
-CAKE's rtt the path's RTT, as the geo-aqm scenario sets them) at the
---rate bottleneck, under HTB, with the delay and the corruption on a
-hop after it.
+--gw fq_codel|cake puts that gateway, built as the geo-aqm scenario
+builds it (ECN; fq_codel's interval and CAKE's rtt the path's RTT; a
+limit of four BDPs), at the --rate bottleneck, under HTB, with the delay
+and the corruption on a hop after it.
 
 Runs inside the VM (root; tcp_spec built for the running kernel and
 loaded, as the integration tests load it):
@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
 
 from specnet_bench import specnet_lab as lab  # noqa: E402
+from specnet_bench import topos, units  # noqa: E402
 from specnet_bench.cli import spread  # noqa: E402
 from cwnd import INFINITE_SSTHRESH, MSS, run_flow  # noqa: E402
 
@@ -61,10 +62,16 @@ def rounds(evs, rtt_s):
     return out
 
 
-GATEWAYS = {
-    "fq_codel": "fq_codel target 5ms interval {rtt}ms ecn limit 10000",
-    "cake": "cake unlimited rtt {rtt}ms besteffort",
-}
+GATEWAYS = ("fq_codel", "cake")
+
+
+def gateway_tc(gw, rate, rtt_ms):
+    """tc words of gateway @gw as the geo-aqm scenario builds it
+    (specnet_bench.topos.gateway(): ECN, fq_codel's interval and CAKE's rtt
+    the path's RTT, a limit of four BDPs in 1514-byte frames)."""
+    bdp = units.rate_bps(rate) * rtt_ms / 1e3 / 8 / (topos.MTU + topos.ETH_HDR)
+    q, limit = topos.gateway("start-trace", gw, bdp, rtt_ms, 1, GATEWAYS)
+    return topos.queue_tc(q, limit, rate)
 
 
 def summary(meta, recs):
@@ -133,7 +140,7 @@ def one_flow(cc, loss, args):
         if args.gw:
             c.tc("gw", "rtr", f"""root handle 1: htb default 1
                                   class add parent 1: classid 1:1 htb rate {args.rate}
-                                  parent 1:1 {GATEWAYS[args.gw].format(rtt=args.rtt)}""")
+                                  parent 1:1 {gateway_tc(args.gw, args.rate, args.rtt)}""")
             c.tc("rtr", "rcv", f"root netem delay {args.rtt}ms limit 10000{imp}")
         else:
             c.tc("rtr", "rcv", f"root netem delay {args.rtt}ms rate {args.rate} "
@@ -153,7 +160,7 @@ def main(argv=None):
     ap.add_argument("--ccs", default="spec,cubic,bbr")
     ap.add_argument("--loss", default="0", help="corruption, percent; a list: 0,1")
     ap.add_argument("--rate", default="20mbit")
-    ap.add_argument("--gw", choices=sorted(GATEWAYS))
+    ap.add_argument("--gw", choices=GATEWAYS)
     ap.add_argument("--rtt", type=int, default=600, help="ms")
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--reps", type=int, default=1)

@@ -78,6 +78,16 @@ def test_rounds_flight_and_receive_window_limit():
     assert "flight:" not in start_trace.summary(meta(), RECS)
 
 
+def test_gateways_are_the_benchs():
+    """Hand-worked: 20 Mbit/s x 600 ms is 990.75 frames of 1514 bytes; four
+    BDPs, 3963 packets (fq_codel's limit), CAKE's memory twice that many
+    frames of 1500 bytes."""
+    assert start_trace.gateway_tc("fq_codel", "20mbit", 600) == \
+        "fq_codel limit 3963 target 5ms interval 600ms ecn"
+    assert start_trace.gateway_tc("cake", "20mbit", 600) == \
+        "cake unlimited rtt 600ms besteffort memlimit 11889000"
+
+
 @pytest.mark.parametrize("argv, why", [
     (["--loss", "1,x"], "a list of percentages"),
     (["--loss", "100"], "each in [0, 100)"),
