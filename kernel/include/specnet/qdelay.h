@@ -680,15 +680,15 @@ static inline u32 qd_path_bdp_sent(const struct qd_state *s)
 }
 
 /*
- * Whether the queue the flow sees stands deep: at least QD_DEEP_Q min
- * RTTs, more than a FIFO of two BDPs holds and more than a path step
- * shows (a LEO path's epochs, 25 to 60 ms, lift the RTT by 1.4 min RTTs
- * at most; a step the detector has not confirmed reads as queue).
+ * Whether the queue the flow sees (@q, qd_delay_us(), which the callers
+ * use again) stands deep: at least QD_DEEP_Q min RTTs, more than a FIFO
+ * of two BDPs holds and more than a path step shows (a LEO path's epochs,
+ * 25 to 60 ms, lift the RTT by 1.4 min RTTs at most; a step the detector
+ * has not confirmed reads as queue).
  */
-static inline bool qd_deep_queue(const struct qd_state *s)
+static inline bool qd_deep_queue(const struct qd_state *s, u32 q)
 {
-	return s->min_rtt_us != QD_NONE &&
-	       qd_delay_us(s) >= (u64)s->min_rtt_us * QD_DEEP_Q;
+	return s->min_rtt_us != QD_NONE && q >= (u64)s->min_rtt_us * QD_DEEP_Q;
 }
 
 /*
@@ -710,7 +710,7 @@ static inline bool qd_queue_not_ours(const struct qd_state *s,
 	u32 bdp, q = qd_delay_us(s);
 	u64 own;
 
-	if (!q || s->pkt_ns == QD_NONE || !qd_deep_queue(s))
+	if (!q || s->pkt_ns == QD_NONE || !qd_deep_queue(s, q))
 		return false;
 	bdp = qd_us_to_pkts(s->min_rtt_us, s->pkt_ns ? s->pkt_ns : 1);
 	own = cwnd > bdp ? div_u64((u64)(cwnd - bdp) * s->pkt_ns, 1000) : 0;
@@ -887,12 +887,13 @@ static inline u32 qd_cap_of(const struct qd_state *s,
 		return qd_cwnd_cap(s, p);
 	if (shared) {
 		u32 cap = qd_cwnd_cap_gain(s, p, QD_SHARED_GAIN);
+		u32 q = qd_delay_us(s);
 		u64 add;
 
 		/* a competitor's queue: 2 x the best rate x its delay */
-		if (cap == QD_NONE || !qd_deep_queue(s))
+		if (cap == QD_NONE || !qd_deep_queue(s, q))
 			return cap;
-		add = div64_u64((u64)qd_delay_us(s) * QD_DEEP_GAIN * 1000,
+		add = div64_u64((u64)q * QD_DEEP_GAIN * 1000,
 				(u64)QD_GAIN_UNIT * s->pkt_ns);
 		return (u32)min_t(u64, cap + add, QD_NONE - 1);
 	}
