@@ -57,8 +57,8 @@ def assert_long_path_start_doubles(cc, figure):
     round before's in the second and third (slow start doubles: 10, 19, 38,
     73). The first slow start's cap (two BDPs of the best delivery rate)
     read the initial window's samples and held the second round at 26
-    (tcp_spec, before qd_first_cap_due()), and the flow stayed a round
-    behind."""
+    (spec and cpecn alike, before qd_first_cap_due()), and the flow stayed
+    a round behind."""
     c = lab.bottleneck_chain("10mbit", 600, "parent 1:1 handle 10: pfifo limit 3000")
     try:
         c.ecn_sender("snd")
