@@ -16,6 +16,10 @@ loaded, as the integration tests load it):
       'insmod build/<release>/src/tcp_spec/tcp_spec.ko; \\
        .venv/bin/python tests/bench/start_trace.py --loss 1 --ccs spec,cubic,bbr'
 
+Both hosts' TCP buffers are the bench's (--buffers, tcp_rmem and tcp_wmem;
+Mininet's 16 MB maximum), so that a round's receive window is the one a
+bench flow meets.
+
 --param NAME=VALUE sets a tcp_spec parameter for the run (e.g.
 qd_enable=0), put back afterwards. --loss takes a list (0,1). --out DIR
 writes DIR/results.json (the records, with the run's date, kernel, commit
@@ -63,6 +67,9 @@ def rounds(evs, rtt_s):
 
 
 GATEWAYS = ("fq_codel", "cake")
+# the bench's hosts' tcp_rmem and tcp_wmem: Mininet raises both to this
+# (mininet.util.fixLimits()), and every namespace made after it inherits them
+BENCH_BUFFERS = "10240 87380 16777216"
 
 
 def gateway_tc(gw, rate, rtt_ms):
@@ -84,12 +91,15 @@ def summary(meta, recs):
             f"corruption on a netem hop after it" if a["gw"] else
             f"one netem hop: {a['rate']}, {a['rtt']} ms, a 3000-packet queue and the "
             f"corruption (a corrupted packet still takes its time on the link)")
+    bufs = (f"Both hosts' tcp_rmem and tcp_wmem: {a['buffers']}" if a.get("buffers") else
+            "The hosts keep the kernel's default buffers (tcp_rmem's maximum 6 MB, "
+            "tcp_wmem's 4 MB)")
     out = [f"# start-trace {meta['name']} ({meta['date']}, kernel {meta['kernel']}, "
            f"commit {meta['commit']})", "",
            f"`tests/bench/start_trace.py {meta['argv']}`", "",
            f"Path: {path}. Each flow alone, {a['seconds']} s, traced by tcp:tcp_probe; "
            f"a round is a {a['rtt']} ms bin from the flow's first event. Module "
-           f"parameters set: {', '.join(a['param']) or 'none (defaults)'}.", "",
+           f"parameters set: {', '.join(a['param']) or 'none (defaults)'}. {bufs}.", "",
            "| gateway | loss % | cc | goodput Mbit/s per repetition | median [min-max] |",
            "|---|---|---|---|---|"]
     cases = {}
@@ -146,6 +156,9 @@ def one_flow(cc, loss, args):
             c.tc("rtr", "rcv", f"root netem delay {args.rtt}ms rate {args.rate} "
                                f"limit 3000{imp}")
         c.ecn_sender("snd")
+        for host in ("snd", "rcv"):
+            for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
+                c.sysctl(host, key, args.buffers)
         lab.iperf3_server(c.ns("rcv"))
         evs, rep = run_flow(c, cc, seconds=args.seconds)
         n = lab.counters("tcp_spec", ns=c.ns("snd")) if cc == "spec" else None
@@ -165,6 +178,8 @@ def main(argv=None):
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--buffers", default=BENCH_BUFFERS, metavar="MIN DEFAULT MAX",
+                    help="both hosts' tcp_rmem and tcp_wmem (default: the bench's hosts')")
     ap.add_argument("--out", metavar="DIR", help="results.json and summary.md here")
     ap.add_argument("--name", help="the run's name in summary.md (default: DIR's)")
     ap.add_argument("--summarize", metavar="DIR",
@@ -182,6 +197,12 @@ def main(argv=None):
         ap.error(f"--loss: a list of percentages, not {args.loss!r}")
     if any(not 0 <= x < 100 for x in losses):
         ap.error(f"--loss: each in [0, 100), not {args.loss}")
+    try:
+        lo, default, hi = (int(x) for x in args.buffers.split())
+    except ValueError:
+        ap.error(f"--buffers: three sizes in bytes, min default max, not {args.buffers!r}")
+    if not 0 < lo <= default <= hi:
+        ap.error(f"--buffers: 0 < min <= default <= max, not {args.buffers!r}")
     params = []
     for kv in args.param:
         if "=" not in kv:

@@ -88,7 +88,17 @@ def test_gateways_are_the_benchs():
         "cake unlimited rtt 600ms besteffort memlimit 11889000"
 
 
+def test_summary_names_the_hosts_buffers():
+    bench = dict(meta(), args=dict(ARGS, buffers=start_trace.BENCH_BUFFERS))
+    assert "Both hosts' tcp_rmem and tcp_wmem: 10240 87380 16777216." in \
+        start_trace.summary(bench, RECS)
+    # a trace from before the option: the kernel's defaults
+    assert "The hosts keep the kernel's default buffers" in start_trace.summary(meta(), RECS)
+
+
 @pytest.mark.parametrize("argv, why", [
+    (["--buffers", "4096 16384"], "three sizes in bytes"),
+    (["--buffers", "4096 131072 65536"], "0 < min <= default <= max"),
     (["--loss", "1,x"], "a list of percentages"),
     (["--loss", "100"], "each in [0, 100)"),
     (["--param", "qd_enable"], "NAME=VALUE"),
