@@ -41,29 +41,7 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))
 from specnet_bench import specnet_lab as lab  # noqa: E402
 from specnet_bench import topos, units  # noqa: E402
 from specnet_bench.cli import spread  # noqa: E402
-from cwnd import INFINITE_SSTHRESH, MSS, run_flow  # noqa: E402
-
-
-def rounds(evs, rtt_s):
-    """[(round, max cwnd, min ssthresh, packets acked, largest flight,
-    receive-window-limited %)] from tcp_probe events, a round being a bin
-    of @rtt_s from the first event. The flight is snd_nxt - snd_una in
-    packets; an event is receive-window limited when the next segment
-    would not fit the window the receiver offers (snd_nxt + one MSS past
-    snd_una + snd_wnd, tcp_snd_wnd_test())."""
-    t0 = evs[0]["t"]
-    bins = {}
-    for e in evs:
-        bins.setdefault(int((e["t"] - t0) / rtt_s), []).append(e)
-    out = []
-    for b in sorted(bins):
-        es = bins[b]
-        acked = (es[-1]["snd_una"] - es[0]["snd_una"]) % 2**32 // MSS
-        flight = [(x["snd_nxt"] - x["snd_una"]) % 2**32 for x in es]
-        limited = sum(f + MSS > x["snd_wnd"] for f, x in zip(flight, es))
-        out.append((b, max(x["cwnd"] for x in es), min(x["ssthresh"] for x in es), acked,
-                    max(flight) // MSS, round(100 * limited / len(es))))
-    return out
+from cwnd import INFINITE_SSTHRESH, rounds, run_flow  # noqa: E402
 
 
 GATEWAYS = ("fq_codel", "cake")

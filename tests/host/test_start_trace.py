@@ -1,8 +1,8 @@
 """tests/bench/start_trace.py's run files on synthetic records: the
-summary's goodput medians and ranges, each flow's rounds and first
-ssthresh; its refusal of malformed options before anything runs; and
-publish.py's handling of a start trace (no changes.md against a run it
-cannot compare)."""
+summary's goodput medians and ranges, each flow's rounds (cwnd.rounds(),
+which the VM tests read too) and first ssthresh; its refusal of malformed
+options before anything runs; and publish.py's handling of a start trace
+(no changes.md against a run it cannot compare)."""
 import json
 import os
 import sys
@@ -12,7 +12,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
-import start_trace  # noqa: E402
+import start_trace  # noqa: E402  (puts tests/integration on the path)
+from cwnd import MSS, rounds  # noqa: E402
 from specnet_bench import publish  # noqa: E402
 
 INF = start_trace.INFINITE_SSTHRESH
@@ -55,7 +56,7 @@ def test_summary_medians_rounds_and_first_ssthresh():
 
 
 def ev(t, nxt, una, wnd, cwnd=10, ssthresh=INF):
-    M = start_trace.MSS
+    M = MSS
     return dict(t=t, snd_nxt=nxt * M, snd_una=una * M, snd_wnd=wnd * M, cwnd=cwnd,
                 ssthresh=ssthresh, srtt=600000)
 
@@ -64,12 +65,12 @@ def test_rounds_flight_and_receive_window_limit():
     """Hand-worked: round 0 has 3 events, one whose next segment does not fit
     the window (flight 40 + 1 > 40 offered): 33%; round 1, snd_una moved 50
     and the flight reached 50 of 100, never limited. Sequence numbers wrap."""
-    base = 2**32 // start_trace.MSS - 20   # snd_una wraps past 2^32 in round 1
+    base = 2**32 // MSS - 20   # snd_una wraps past 2^32 in round 1
     evs = [ev(0.0, base + 10, base, 40), ev(0.3, base + 40, base, 40, cwnd=40),
            ev(0.5, base + 39, base, 40, cwnd=45),
            ev(0.7, base + 60, base + 10, 100, cwnd=60, ssthresh=50),
            ev(1.1, base + 100, base + 60, 100, cwnd=70)]
-    r = start_trace.rounds(evs, 0.6)
+    r = rounds(evs, 0.6)
     assert r == [(0, 45, INF, 0, 40, 33), (1, 70, 50, 50, 50, 0)]
     text = start_trace.summary(meta(), [rec("spec", 1.0, 1.0, r)])
     assert "  * flight: 40, 50" in text

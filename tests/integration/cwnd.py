@@ -66,15 +66,34 @@ def assert_long_path_start_doubles(cc, figure):
         evs, _ = run_flow(c, cc, seconds=4)
     finally:
         c.destroy()
-    peaks = {}
-    for e in evs:
-        b = int((e["t"] - evs[0]["t"]) / 0.6)
-        peaks[b] = max(peaks.get(b, 0), e["cwnd"])
+    peaks = {r[0]: r[1] for r in rounds(evs, 0.6)}
     first = [peaks.get(b, 0) for b in range(5)]
     figure(f"{cc}: largest cwnd of round trips 0-4", first)
     for r in (1, 2):
         assert first[r + 1] >= 1.7 * first[r], \
             f"round trip {r + 1}: {first[r + 1]} packets after {first[r]} ({first})"
+
+
+def rounds(evs, rtt_s):
+    """[(round, max cwnd, min ssthresh, packets acked, largest flight,
+    receive-window-limited %)] from tcp_probe events, a round being a bin
+    of @rtt_s from the first event. The flight is snd_nxt - snd_una in
+    packets; an event is receive-window limited when the next segment
+    would not fit the window the receiver offers (snd_nxt + one MSS past
+    snd_una + snd_wnd, tcp_snd_wnd_test())."""
+    t0 = evs[0]["t"]
+    bins = {}
+    for e in evs:
+        bins.setdefault(int((e["t"] - t0) / rtt_s), []).append(e)
+    out = []
+    for b in sorted(bins):
+        es = bins[b]
+        acked = (es[-1]["snd_una"] - es[0]["snd_una"]) % 2**32 // MSS
+        flight = [(x["snd_nxt"] - x["snd_una"]) % 2**32 for x in es]
+        limited = sum(f + MSS > x["snd_wnd"] for f, x in zip(flight, es))
+        out.append((b, max(x["cwnd"] for x in es), min(x["ssthresh"] for x in es), acked,
+                    max(flight) // MSS, round(100 * limited / len(es))))
+    return out
 
 
 def first_reduction(evs):
