@@ -55,7 +55,7 @@ MODULE_PARM_DESC(qd_win_ms,
 		 "window of the min RTT and delivery-rate filters, ms (1000..600000, default 300000)");
 module_param_cb(qd_brk_floor, &specnet_qd_ops, &specnet_qd.brk_floor, 0644);
 MODULE_PARM_DESC(qd_brk_floor,
-		 "circuit breaker: least loss fraction of a round that trips it, per-mille (1..1000, default 50)");
+		 "circuit breaker: least loss fraction of a round over its limit (two in a row trip it), per-mille (1..1000, default 50)");
 module_param_cb(qd_brk_mult, &specnet_qd_ops, &specnet_qd.brk_mult, 0644);
 MODULE_PARM_DESC(qd_brk_mult,
 		 "... and at least this many times the corruption baseline (2..100, default 3)");

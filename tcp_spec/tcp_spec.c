@@ -859,7 +859,7 @@ static void spec_hystart(struct sock *sk, bool round_ended)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct spec_ca *ca = inet_csk_ca(sk);
 	u32 *ss = ca->ss_pending ? &ca->ss_before : &tp->snd_ssthresh;
-	u32 cur = ca->qd.rnd_rtt_us, n = ca->qd.rnd_samples, cap;
+	u32 cur = ca->qd.rnd_rtt_us, n = qd_rnd_samples(ca->qd.rnd_cnt), cap;
 
 	BUILD_BUG_ON(HSS_INF != QD_NONE);
 	if (*ss != TCP_INFINITE_SSTHRESH || ca->reducing ||
@@ -1110,7 +1110,7 @@ static size_t spec_get_info(struct sock *sk, u32 ext, int *attr,
 		rtt = READ_ONCE(ca->qd.rnd_rtt_us);
 	info->vegas = (struct tcpvegas_info){
 		.tcpv_enabled = 1,
-		.tcpv_rttcnt = READ_ONCE(ca->qd.rnd_samples),
+		.tcpv_rttcnt = qd_rnd_samples(READ_ONCE(ca->qd.rnd_cnt)),
 		.tcpv_rtt = min(min_rtt, 0x7fffffffU),
 		.tcpv_minrtt = min(rtt, 0x7fffffffU),
 	};

@@ -234,7 +234,7 @@ __attribute__((noinline)) void bench_spec(struct conn *c, u32 acked, u32 rtt_us,
 	qd_ack(&c->qd, &qdp, c->delivered, c->lost, c->packets_out);
 	/* spec_hystart(): past the first slow start, one test */
 	if (c->ssthresh == 0x7fffffff && c->css_base &&
-	    hss_css_resumes(c->css_base, c->qd.rnd_rtt_us, c->qd.rnd_samples))
+	    hss_css_resumes(c->css_base, c->qd.rnd_rtt_us, qd_rnd_samples(c->qd.rnd_cnt)))
 		c->css_base = 0;
 
 	/* spec_cong_control() -> spec_cong_avoid() -> spec_cubic_ai() */

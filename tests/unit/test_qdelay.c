@@ -83,14 +83,14 @@ static void test_round_delay(void)
 	qd_ack(&s, &P, 9, 0, 10);
 	CHECK(qd_delay_us(&s) == 0, "round 1 not over: still %u",
 	      qd_delay_us(&s));
-	CHECK(s.rnd_samples == 3, "round 1 samples %u", s.rnd_samples);
+	CHECK(qd_rnd_samples(s.rnd_cnt) == 3, "round 1 samples %u", s.rnd_cnt);
 	qd_ack(&s, &P, 10, 0, 12);		/* round 1 over */
 	CHECK(s.rtt_us == 100000, "round 1 min %u", s.rtt_us);
-	CHECK(s.rnd_samples == 0, "round 2 samples %u", s.rnd_samples);
+	CHECK(qd_rnd_samples(s.rnd_cnt) == 0, "round 2 samples %u", s.rnd_cnt);
 	qd_rtt_sample(&s, &P, 300, 180000);
 	qd_rtt_sample(&s, &P, 400, 130000);
 	qd_rtt_sample(&s, &P, 450, 0);		/* no sample */
-	CHECK(s.rnd_samples == 2, "round 2 samples %u", s.rnd_samples);
+	CHECK(qd_rnd_samples(s.rnd_cnt) == 2, "round 2 samples %u", s.rnd_cnt);
 	qd_ack(&s, &P, 22, 0, 12);		/* round 2 over */
 	CHECK(s.rtt_us == 130000, "round 2 min %u", s.rtt_us);
 	CHECK(qd_delay_us(&s) == 30000, "queue %u", qd_delay_us(&s));
@@ -226,7 +226,7 @@ static void test_late_verdict(void)
 	CHECK(qd_late_verdict(&s, &P) == QD_QUIET,
 	      "the round's least 140 ms: under the threshold");
 	qd_ack(&s, &P, 3000, 0, 1000);	/* that round completes: 140 ms */
-	CHECK(qd_late_verdict(&s, &P) == QD_QUIET && s.rnd_samples == 0,
+	CHECK(qd_late_verdict(&s, &P) == QD_QUIET && qd_rnd_samples(s.rnd_cnt) == 0,
 	      "a new round without samples reads the last: 140 ms");
 	s.tripped = 1;
 	CHECK(qd_late_verdict(&s, &P) == QD_BREAKER && !s.tripped,
@@ -285,14 +285,40 @@ static void test_breaker(void)
 	CHECK(s.base_ppm == 112500, "baseline %u", s.base_ppm);
 	CHECK(!interval(&s, &P, &del, &lost, 100, 33, 0), "33%% tripped");
 	CHECK(s.base_ppm == 126093, "baseline %u", s.base_ppm);
-	CHECK(interval(&s, &P, &del, &lost, 100, 40, 0), "40%% did not trip");
+	/* 40% is over the limit: once is an outage, twice in a row trips */
+	CHECK(!interval(&s, &P, &del, &lost, 100, 40, 0), "one 40%% tripped");
+	CHECK(s.base_ppm == 126093, "an interval over the limit fed the baseline");
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "one 40%%: no breaker verdict");
+	/* the mark shares a byte with the round's samples, which saturate */
+	CHECK(s.rnd_cnt == QD_RND_BRK_OVER, "rnd_cnt %#x", s.rnd_cnt);
+	for (i = 0; i < 200; i++)
+		qd_rtt_sample(&s, &P, del, 100000);
+	CHECK(s.rnd_cnt == (QD_RND_BRK_OVER | QD_RND_SAMPLES_MAX), "rnd_cnt %#x",
+	      s.rnd_cnt);
+	CHECK(interval(&s, &P, &del, &lost, 100, 40, 0), "40%% twice did not trip");
 	CHECK(s.base_ppm == 126093, "a trip does not feed the baseline");
 	CHECK(qd_loss_verdict(&s, &P) == QD_BREAKER, "breaker verdict");
 	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "consumed once");
-	/* the baseline falls fast: 2% -> halfway */
+	/* and a third in a row trips again: the congestion persists */
+	CHECK(interval(&s, &P, &del, &lost, 100, 40, 0), "40%% thrice did not trip");
+	qd_loss_verdict(&s, &P);
+	/* an outage between quiet intervals (a LEO handover: a timeout marks
+	 * the whole flight lost, 80 of 130) trips nothing, twice
+	 */
+	for (i = 0; i < 2; i++) {
+		interval(&s, &P, &del, &lost, 100, 2, 0);
+		CHECK(!interval(&s, &P, &del, &lost, 130, 80, 0), "outage %u tripped", i);
+	}
+	CHECK(!interval(&s, &P, &del, &lost, 100, 2, 0), "after the outage");
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "an outage: no breaker verdict");
+	/* the baseline falls fast: 2% -> halfway (three times above) */
+	i = 126093;
+	i -= (i - 20000) / 2;
+	i -= (i - 20000) / 2;
+	i -= (i - 20000) / 2;
+	CHECK(s.base_ppm == i, "baseline %u, want %u", s.base_ppm, i);
 	interval(&s, &P, &del, &lost, 100, 2, 0);
-	CHECK(s.base_ppm == 126093 - (126093 - 20000) / 2, "baseline %u",
-	      s.base_ppm);
+	CHECK(s.base_ppm == i - (i - 20000) / 2, "baseline %u", s.base_ppm);
 	/* an interval with a queue does not feed the baseline */
 	i = s.base_ppm;
 	interval(&s, &P, &del, &lost, 100, 20, 50000);
@@ -309,12 +335,16 @@ static void test_breaker(void)
 	for (i = 0; i < 4; i++)
 		interval(&s, &P, &del, &lost, 200, 0, 0);
 	CHECK(!interval(&s, &P, &del, &lost, 200, 10, 0), "5%% tripped");
-	CHECK(interval(&s, &P, &del, &lost, 200, 11, 0), "5.5%% did not trip");
+	CHECK(!interval(&s, &P, &del, &lost, 200, 10, 0), "5%% twice tripped");
+	CHECK(!interval(&s, &P, &del, &lost, 200, 11, 0), "5.5%% once tripped");
+	CHECK(interval(&s, &P, &del, &lost, 200, 11, 0), "5.5%% twice did not trip");
 	/* and at least 8 losses: 7 of 64 (10.9%) does not trip */
 	for (i = 0; i < 4; i++)
 		interval(&s, &P, &del, &lost, 200, 0, 0);
+	CHECK(!interval(&s, &P, &del, &lost, 64, 8, 0), "8 of 64 once tripped");
 	CHECK(!interval(&s, &P, &del, &lost, 64, 7, 0), "7 losses tripped");
-	CHECK(interval(&s, &P, &del, &lost, 64, 8, 0), "8 of 64 did not trip");
+	CHECK(!interval(&s, &P, &del, &lost, 64, 8, 0), "8 after 7 tripped");
+	CHECK(interval(&s, &P, &del, &lost, 64, 8, 0), "8 of 64 twice did not trip");
 }
 
 /* The window cap: 2 BDPs plus the threshold's packets. */

@@ -61,8 +61,13 @@
  * threshold, quick to fall (gain 1/2) and slow to rise (gain 1/16), so
  * that a collapse, whose loss fraction grows round by round, outruns it.
  * An interval losing more than max(brk_floor, brk_mult x baseline), and at
- * least QD_BRK_MIN_LOST packets, trips
- * the breaker: the next loss verdict is congestion. It is not armed until
+ * least QD_BRK_MIN_LOST packets, is over the limit, and feeds no baseline;
+ * two in a row trip the breaker (RFC 8084's "persistent" congestion): the
+ * next loss verdict is congestion. One alone is an outage, not a
+ * collapse: a LEO handover loses everything for 50-100 ms, one interval
+ * of 30-60% lost (the timeout's, which marks the whole flight lost), and
+ * the trip it made cut a restored window by 0.7 at the next random loss,
+ * on a path that had just grown longer. It is not armed until
  * QD_BRK_WARMUP quiet intervals have set the baseline (a slow link losing
  * a third of its packets to corruption must not trip it at once); a
  * bottleneck that overflows from the start shows its queue to the delay
@@ -133,6 +138,8 @@
 #define QD_BRK_MIN_PKTS		64	/* least packets of a breaker interval */
 #define QD_BRK_MIN_LOST		8	/* least losses of an interval that trips */
 #define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
+#define QD_RND_SAMPLES_MAX	0x7fU	/* rnd_cnt: the samples, saturated */
+#define QD_RND_BRK_OVER		0x80U	/* rnd_cnt: the last interval was over */
 #define QD_STEP_SHIFT		7	/* step_last: units of 128 us */
 #define QD_STEP_ROUNDS		2	/* round ends from a jump to its check */
 #define QD_FLOOR_SHIFT		4	/* the floor rises by 1/16 of the gap */
@@ -200,8 +207,21 @@ struct qd_state {
 	    quiet:3,		/* quiet intervals seen, up to QD_BRK_WARMUP */
 	    step_chk:2,		/* round ends until a candidate step's check */
 	    settled:1;		/* a loss event was judged */
-	u8  rnd_samples;	/* RTT samples in the round under way (<= 255) */
+	u8  rnd_cnt;		/* the low 7 bits: RTT samples in the round
+				 * under way, up to QD_RND_SAMPLES_MAX
+				 * (qd_rnd_samples()); QD_RND_BRK_OVER: the
+				 * last breaker interval was over the limit
+				 * (a trip takes two in a row). One byte, not
+				 * bit-fields: ss reads the samples unlocked
+				 * (READ_ONCE())
+				 */
 };
+
+/* RTT samples in the round under way (rnd_cnt's low bits). */
+static inline u32 qd_rnd_samples(u8 rnd_cnt)
+{
+	return rnd_cnt & QD_RND_SAMPLES_MAX;
+}
 
 enum qd_verdict {
 	QD_QUIET = 0,		/* no evidence of congestion */
@@ -411,8 +431,8 @@ static inline void qd_rtt_sample(struct qd_state *s, const struct qd_params *p,
 	}
 	if (rtt_us < s->rnd_rtt_us)
 		s->rnd_rtt_us = rtt_us;
-	if (s->rnd_samples < 255)
-		s->rnd_samples++;
+	if (qd_rnd_samples(s->rnd_cnt) < QD_RND_SAMPLES_MAX)
+		s->rnd_cnt++;
 }
 
 /* A delivery-rate sample: @delivered packets in @interval_us. */
@@ -498,7 +518,7 @@ static inline unsigned int qd_ack(struct qd_state *s,
 {
 	u32 n_del, n_lost, n, frac, limit;
 	unsigned int ret = 0;
-	bool quiet, trip = false;
+	bool quiet, over, trip;
 
 	if (!s->started) {
 		s->started = 1;
@@ -523,7 +543,7 @@ static inline unsigned int qd_ack(struct qd_state *s,
 						 * not the floor's)
 						 */
 	}
-	s->rnd_samples = 0;
+	s->rnd_cnt &= QD_RND_BRK_OVER;
 	s->rnd_end = delivered + max_t(u32, in_flight, 1);
 
 	n_del = delivered - s->brk_delivered;
@@ -536,13 +556,14 @@ static inline unsigned int qd_ack(struct qd_state *s,
 	frac = (u32)div_u64((u64)n_lost * QD_PPM_UNIT, n);
 	limit = (u32)max_t(u64, p->brk_floor * (QD_PPM_UNIT / QD_PERMILLE_UNIT),
 			   (u64)p->brk_mult * s->base_ppm);
-	if (p->enable && s->quiet >= QD_BRK_WARMUP && frac > limit &&
-	    n_lost >= QD_BRK_MIN_LOST) {
+	over = s->quiet >= QD_BRK_WARMUP && frac > limit &&
+	       n_lost >= QD_BRK_MIN_LOST;
+	trip = p->enable && over && (s->rnd_cnt & QD_RND_BRK_OVER);
+	s->rnd_cnt = qd_rnd_samples(s->rnd_cnt) | (over ? QD_RND_BRK_OVER : 0);
+	if (trip)
 		s->tripped = 1;
-		trip = true;
-	}
 	quiet = qd_delay_us(s) < qd_thresh_us(s, p);
-	if (quiet && !trip) {
+	if (quiet && !over) {
 		if (!s->quiet)
 			s->base_ppm = frac;
 		else if (frac < s->base_ppm)
@@ -594,7 +615,7 @@ static inline enum qd_verdict qd_verdict_at(struct qd_state *s,
 	q = qd_delay_us(s);
 	if (late && s->step_chk)
 		return QD_QUIET;	/* a jump the step check will judge */
-	if (late && s->rnd_samples >= QD_LATE_SAMPLES &&
+	if (late && qd_rnd_samples(s->rnd_cnt) >= QD_LATE_SAMPLES &&
 	    s->rnd_rtt_us != QD_NONE && s->rnd_rtt_us > s->min_rtt_us)
 		q = max_t(u32, q, s->rnd_rtt_us - s->min_rtt_us);
 	if (q >= qd_thresh_us(s, p))
