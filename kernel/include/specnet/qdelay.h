@@ -64,10 +64,11 @@
  * least QD_BRK_MIN_LOST packets, is over the limit, and feeds no baseline;
  * two in a row trip the breaker (RFC 8084's "persistent" congestion): the
  * next loss verdict is congestion. One alone is an outage, not a
- * collapse: a LEO handover loses everything for 50-100 ms, one interval
- * of 30-60% lost (the timeout's, which marks the whole flight lost), and
- * the trip it made cut a restored window by 0.7 at the next random loss,
- * on a path that had just grown longer. It is not armed until
+ * collapse: a LEO handover loses everything for 50-100 ms, one or two
+ * round trips of a 25-60 ms path, and the timeout that follows marks the
+ * whole flight lost, one interval far over any corruption's limit; the
+ * trip it made cut a restored window by 0.7 at the next random loss, on a
+ * path that had just grown longer. It is not armed until
  * QD_BRK_WARMUP quiet intervals have set the baseline (a slow link losing
  * a third of its packets to corruption must not trip it at once); a
  * bottleneck that overflows from the start shows its queue to the delay
@@ -770,24 +771,28 @@ static inline bool qd_queue_not_ours(const struct qd_state *s,
  *
  * Half of @cwnd without estimates.
  */
+static inline u32 qd_cwnd_scaled(u32 cwnd, u32 num, u32 unit)
+{
+	return max_t(u32, (u32)div_u64((u64)cwnd * num, unit), 2);
+}
+
 static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 				  const struct qd_params *p, u32 cwnd)
 {
-	u32 lo = max_t(u32, cwnd >> 1, 2);
-	u32 hi = max_t(u32, (u32)div_u64((u64)cwnd * QD_BETA, QD_BETA_UNIT), 2);
-	u32 thresh = qd_thresh_us(s, p), w;
+	u32 half = qd_cwnd_scaled(cwnd, 1, 2), thresh, lo, w;
 
 	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
-		return lo;
+		return half;
+	thresh = qd_thresh_us(s, p);
 	if (qd_delay_us(s) >= thresh) {
 		w = qd_us_to_pkts((u64)s->min_rtt_us + (thresh >> 1), s->rate_ns);
-		if (qd_queue_not_ours(s, p, cwnd))
-			lo = max_t(u32, (u32)div_u64((u64)cwnd * QD_NOT_OURS_BETA,
-						     QD_NOT_OURS_BETA_UNIT), 2);
-		return max_t(u32, lo, min_t(u32, w, hi));
+		lo = qd_queue_not_ours(s, p, cwnd) ?
+		     qd_cwnd_scaled(cwnd, QD_NOT_OURS_BETA, QD_NOT_OURS_BETA_UNIT) : half;
+		return max_t(u32, lo, min_t(u32, w, qd_cwnd_scaled(cwnd, QD_BETA,
+								    QD_BETA_UNIT)));
 	}
 	w = qd_us_to_pkts((u64)s->min_rtt_us + (qd_aqm_us(s, p) >> 1), s->rate_ns);
-	return max_t(u32, lo, min_t(u32, qd_as_sent(s, w), cwnd));
+	return max_t(u32, half, min_t(u32, qd_as_sent(s, w), cwnd));
 }
 
 /*
