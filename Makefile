@@ -9,8 +9,8 @@
 #                        full, red or tiny, or SCENARIO=<name>; published under
 #                        docs/results/bench-<name>/ (long)
 #   make check           W=1 + sparse (C=2) on every kernel, warnings are errors
-#   make start-trace     a flow's first seconds on a long path, per round trip
-#                        (TRACE_NAME, TRACE_ARGS); docs/results/start-<name>/
+#   make start-trace     a flow's first seconds on a long path, or a LEO handover,
+#                        per round trip (TRACE_NAME, TRACE_ARGS); docs/results/start-<name>/
 #   make cost            per-update / ACK / packet instruction counts (callgrind, host)
 #   make stress          make fuzz, then the stress suite and a soak in the VM on
 #                        debug kernels (KASAN, kmemleak, lockdep; built once) (long);

@@ -5,9 +5,18 @@ corruption), traced by tcp_probe: per round trip (a bin of --rtt), the
 largest cwnd, the least ssthresh and the packets snd_una moved, then the
 flow's goodput over --seconds, and tcp_spec's counters for a spec flow.
 --gw fq_codel|cake puts that gateway, built as the geo-aqm scenario
-builds it (ECN; fq_codel's interval and CAKE's rtt the path's RTT; a
-limit of four BDPs), at the --rate bottleneck, under HTB, with the delay
-and the corruption on a hop after it.
+builds it (ECN; fq_codel's interval and CAKE's rtt the path's RTT, or
+--interval; a limit of four BDPs), at the --rate bottleneck, under HTB,
+with the delay and the corruption on a hop after it.
+
+--handover T:RTT:BURST (with --gw) traces a LEO satellite handover as the
+leo scenario runs one: T s into the flow the data path loses everything
+for BURST ms, then the RTT becomes RTT ms. The delay then sits on the
+ACK path's netem, changed in place, so that ACKs in flight keep theirs;
+the corruption stays on the data path. The summary adds the time of the
+handover and each change of ssthresh (time, value, the window then);
+--bin MS sets the width of a "round" of the per-round lines (default
+the RTT), e.g. 500 for a 12 s flow on a 33 ms path.
 
 Runs inside the VM (root; tcp_spec built for the running kernel and
 loaded, as the integration tests load it):
@@ -45,17 +54,19 @@ from cwnd import INFINITE_SSTHRESH, rounds, run_flow  # noqa: E402
 
 
 GATEWAYS = ("fq_codel", "cake")
+MAX_CHANGES = 40    # ssthresh changes a flow's summary lists
 # the bench's hosts' tcp_rmem and tcp_wmem: Mininet raises both to this
 # (mininet.util.fixLimits()), and every namespace made after it inherits them
 BENCH_BUFFERS = "10240 87380 16777216"
 
 
-def gateway_tc(gw, rate, rtt_ms):
+def gateway_tc(gw, rate, rtt_ms, interval_ms=None):
     """tc words of gateway @gw as the geo-aqm scenario builds it
     (specnet_bench.topos.gateway(): ECN, fq_codel's interval and CAKE's rtt
-    the path's RTT, a limit of four BDPs in 1514-byte frames)."""
+    @interval_ms, by default the path's RTT, a limit of four BDPs in
+    1514-byte frames)."""
     bdp = units.rate_bps(rate) * rtt_ms / 1e3 / 8 / (topos.MTU + topos.ETH_HDR)
-    q, limit = topos.gateway("start-trace", gw, bdp, rtt_ms, 1, GATEWAYS)
+    q, limit = topos.gateway("start-trace", gw, bdp, interval_ms or rtt_ms, 1, GATEWAYS)
     return topos.queue_tc(q, limit, rate)
 
 
@@ -65,7 +76,14 @@ def summary(meta, recs):
     window per round trip, the round and value of its first ssthresh, and
     tcp_spec's non-zero counters."""
     a = meta["args"]
-    path = (f"{a['gw']} (ECN) under HTB at {a['rate']}, then {a['rtt']} ms and the "
+    ho = parse_handover(a.get("handover"))
+    gw = a["gw"] and (f"{a['gw']} (ECN" + (f", interval {a['interval']} ms)"
+                                          if a.get("interval") else ")"))
+    path = (f"{gw} under HTB at {a['rate']}, then the corruption on a netem hop "
+            f"after it and {a['rtt']} ms on the ACK path's; {ho[0]:g} s into each flow a "
+            f"handover: everything lost for {ho[2]} ms, then the RTT {ho[1]} ms"
+            if ho else
+            f"{gw} under HTB at {a['rate']}, then {a['rtt']} ms and the "
             f"corruption on a netem hop after it" if a["gw"] else
             f"one netem hop: {a['rate']}, {a['rtt']} ms, a 3000-packet queue and the "
             f"corruption (a corrupted packet still takes its time on the link)")
@@ -76,7 +94,7 @@ def summary(meta, recs):
            f"commit {meta['commit']})", "",
            f"`tests/bench/start_trace.py {meta['argv']}`", "",
            f"Path: {path}. Each flow alone, {a['seconds']} s, traced by tcp:tcp_probe; "
-           f"a round is a {a['rtt']} ms bin from the flow's first event. Module "
+           f"a round is a {a.get('bin') or a['rtt']} ms bin from the flow's first event. Module "
            f"parameters set: {', '.join(a['param']) or 'none (defaults)'}. {bufs}.", "",
            "| gateway | loss % | cc | goodput Mbit/s per repetition | median [min-max] |",
            "|---|---|---|---|---|"]
@@ -99,6 +117,13 @@ def summary(meta, recs):
             out.append(f"* {g}, {loss:g}%, {cc}, repetition {i}: "
                        f"{r['goodput_bps'] / 1e6:.2f} Mbit/s; ssthresh "
                        + (f"{first[1]} in round {first[0]}" if first else "never set"))
+            if r.get("handover_s") is not None:
+                out.append(f"  * handover at {r['handover_s']:.2f} s")
+            if "ssthresh_changes" in r:
+                ch = r["ssthresh_changes"]
+                out.append("  * ssthresh changes (s: ssthresh, cwnd then): " + (", ".join(
+                    f"{t:.2f}: {ss}, {cw}" for t, ss, cw in ch[:MAX_CHANGES]) or "none")
+                    + (f", and {len(ch) - MAX_CHANGES} more" if len(ch) > MAX_CHANGES else ""))
             out.append(f"  * cwnd: {', '.join(str(x[1]) for x in r['rounds'])}")
             out.append(f"  * acked: {', '.join(str(x[3]) for x in r['rounds'])}")
             if r["rounds"] and len(r["rounds"][0]) > 4:   # traced with the window
@@ -109,6 +134,33 @@ def summary(meta, recs):
                 nz = ", ".join(f"{k} {v}" for k, v in r["counters"].items() if v)
                 out.append(f"  * counters: {nz or 'all 0'}")
     return "\n".join(out) + "\n"
+
+
+def parse_handover(text):
+    """(T s, RTT ms, burst ms) of a --handover T:RTT:BURST, None for None;
+    ValueError for anything else."""
+    if text is None:
+        return None
+    try:
+        t, rtt, burst = text.split(":")
+        ho = (float(t), int(rtt), int(burst))
+    except ValueError:
+        raise ValueError(f"T:RTT:BURST (s, ms, ms), not {text!r}") from None
+    if not (0 < ho[0] and 0 < ho[1] <= 10000 and 0 <= ho[2] <= 10000):
+        raise ValueError(f"T > 0 s, 0 < RTT <= 10000 ms, 0 <= BURST <= 10000 ms, "
+                         f"not {text!r}")
+    return ho
+
+
+def ssthresh_changes(evs):
+    """[(s from the first event, ssthresh, cwnd)] at each event whose
+    ssthresh differs from the one before."""
+    out, prev = [], INFINITE_SSTHRESH
+    for e in evs:
+        if e["ssthresh"] != prev:
+            out.append((round(e["t"] - evs[0]["t"], 3), e["ssthresh"], e["cwnd"]))
+            prev = e["ssthresh"]
+    return out
 
 
 def write_run(out_dir, meta, recs):
@@ -125,10 +177,16 @@ def one_flow(cc, loss, args):
     c.build()
     try:
         imp = f" corrupt {loss:g}%" if loss else ""
+        ho = parse_handover(args.handover)
         if args.gw:
             c.tc("gw", "rtr", f"""root handle 1: htb default 1
                                   class add parent 1: classid 1:1 htb rate {args.rate}
-                                  parent 1:1 {gateway_tc(args.gw, args.rate, args.rtt)}""")
+                                  parent 1:1 {gateway_tc(args.gw, args.rate, args.rtt,
+                                                         args.interval)}""")
+        if ho:
+            c.tc("rtr", "rcv", f"root netem limit 10000{imp}")
+            c.tc("rtr", "gw", f"root netem delay {args.rtt}ms limit 10000")
+        elif args.gw:
             c.tc("rtr", "rcv", f"root netem delay {args.rtt}ms limit 10000{imp}")
         else:
             c.tc("rtr", "rcv", f"root netem delay {args.rtt}ms rate {args.rate} "
@@ -138,10 +196,23 @@ def one_flow(cc, loss, args):
             for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
                 c.sysctl(host, key, args.buffers)
         lab.iperf3_server(c.ns("rcv"))
-        evs, rep = run_flow(c, cc, seconds=args.seconds)
+        at = {}
+
+        def handover(ch):
+            time.sleep(ho[0])
+            at["t"] = time.monotonic()     # tcp_probe's clock (TcpProbe)
+            ch.tc("rtr", "rcv", "qdisc change root netem limit 10000 loss 100%")
+            time.sleep(ho[2] / 1e3)
+            ch.tc("rtr", "gw", f"qdisc change root netem delay {ho[1]}ms limit 10000")
+            ch.tc("rtr", "rcv", f"qdisc change root netem limit 10000{imp}")
+        evs, rep = run_flow(c, cc, seconds=args.seconds, during=handover if ho else None)
         n = lab.counters("tcp_spec", ns=c.ns("snd")) if cc == "spec" else None
-        return dict(cc=cc, loss=loss, gw=args.gw, goodput_bps=lab.goodput_bps(rep),
-                    rounds=rounds(evs, args.rtt / 1000), counters=n)
+        r = dict(cc=cc, loss=loss, gw=args.gw, goodput_bps=lab.goodput_bps(rep),
+                 rounds=rounds(evs, (args.bin or args.rtt) / 1000), counters=n,
+                 ssthresh_changes=ssthresh_changes(evs))
+        if ho:
+            r["handover_s"] = round(at["t"] - evs[0]["t"], 3)
+        return r
     finally:
         c.destroy()
 
@@ -153,6 +224,11 @@ def main(argv=None):
     ap.add_argument("--rate", default="20mbit")
     ap.add_argument("--gw", choices=GATEWAYS)
     ap.add_argument("--rtt", type=int, default=600, help="ms")
+    ap.add_argument("--interval", type=int, metavar="MS",
+                    help="fq_codel's interval, CAKE's rtt (default: --rtt)")
+    ap.add_argument("--handover", metavar="T:RTT:BURST",
+                    help="T s in, BURST ms of total loss, then the RTT RTT ms (with --gw)")
+    ap.add_argument("--bin", type=int, metavar="MS", help="a round's width (default: --rtt)")
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
@@ -175,6 +251,19 @@ def main(argv=None):
         ap.error(f"--loss: a list of percentages, not {args.loss!r}")
     if any(not 0 <= x < 100 for x in losses):
         ap.error(f"--loss: each in [0, 100), not {args.loss}")
+    try:
+        ho = parse_handover(args.handover)
+    except ValueError as e:
+        ap.error(f"--handover: {e}")
+    if ho and not args.gw:
+        ap.error("--handover: with --gw (the netem hop of the path without one "
+                 "holds the rate, the queue and the delay together)")
+    if ho and ho[0] >= args.seconds:
+        ap.error(f"--handover: T ({ho[0]:g} s) within the flow's --seconds ({args.seconds})")
+    for name in ("interval", "bin"):
+        v = getattr(args, name)
+        if v is not None and not 0 < v <= 60000:
+            ap.error(f"--{name}: 0 < MS <= 60000, not {v}")
     try:
         lo, default, hi = (int(x) for x in args.buffers.split())
     except ValueError:

@@ -97,7 +97,37 @@ def test_summary_names_the_hosts_buffers():
     assert "The hosts keep the kernel's default buffers" in start_trace.summary(meta(), RECS)
 
 
+def test_ssthresh_changes_and_the_handover_in_the_summary():
+    """Hand-worked: ssthresh leaves 'infinite' at 1.0 s (cwnd 80), stays, is
+    cut at 2.5 s (cwnd 56) and goes back to 'infinite' (an RTO's undo)."""
+    evs = [ev(10.0, 10, 0, 100, cwnd=70), ev(11.0, 90, 10, 100, cwnd=80, ssthresh=56),
+           ev(11.2, 90, 20, 100, cwnd=60, ssthresh=56),
+           ev(12.5, 100, 40, 100, cwnd=56, ssthresh=39),
+           ev(13.0, 100, 50, 100, cwnd=40, ssthresh=INF)]
+    ch = start_trace.ssthresh_changes(evs)
+    assert ch == [(1.0, 56, 80), (2.5, 39, 56), (3.0, INF, 40)]
+    r = dict(rec("spec", 1.0, 15.1, rounds(evs, 0.5)), ssthresh_changes=ch, handover_s=2.33)
+    args = dict(ARGS, gw="fq_codel", rtt=33, interval=100, bin=500, handover="4:53:75")
+    text = start_trace.summary(dict(meta(), args=args), [r])
+    assert ("Path: fq_codel (ECN, interval 100 ms) under HTB at 20mbit, then the "
+            "corruption on a netem hop after it and 33 ms on the ACK path's; 4 s into "
+            "each flow a handover: everything lost for 75 ms, then the RTT 53 ms.") in text
+    assert "a round is a 500 ms bin" in text
+    assert "  * handover at 2.33 s" in text
+    assert f"  * ssthresh changes (s: ssthresh, cwnd then): 1.00: 56, 80, 2.50: 39, 56, " \
+           f"3.00: {INF}, 40" in text
+    many = dict(r, ssthresh_changes=[(0.5, 50, 60)] * (start_trace.MAX_CHANGES + 3))
+    assert ", and 3 more" in start_trace.summary(dict(meta(), args=args), [many])
+    # a record without the list (traced before it) prints no line
+    assert "ssthresh changes" not in start_trace.summary(meta(), RECS)
+
+
 @pytest.mark.parametrize("argv, why", [
+    (["--handover", "4:53"], "T:RTT:BURST"),
+    (["--handover", "4:0:75", "--gw", "fq_codel"], "0 < RTT <= 10000 ms"),
+    (["--handover", "4:53:75"], "with --gw"),
+    (["--handover", "8:53:75", "--gw", "fq_codel", "--seconds", "8"], "within the flow"),
+    (["--bin", "0"], "0 < MS <= 60000"),
     (["--buffers", "4096 16384"], "three sizes in bytes"),
     (["--buffers", "4096 131072 65536"], "0 < min <= default <= max"),
     (["--loss", "1,x"], "a list of percentages"),
