@@ -14,8 +14,7 @@ leo scenario runs one: T s into the flow the data path loses everything
 for BURST ms, then the RTT becomes RTT ms. The delay then sits on the
 ACK path's netem, changed in place, so that ACKs in flight keep theirs;
 the corruption stays on the data path. The summary adds the time of the
-handover and each change of ssthresh (time, value, the window then);
---bin MS sets the width of a "round" of the per-round lines (default
+handover; --bin MS sets the width of a "round" of the per-round lines (default
 the RTT), e.g. 500 for a 12 s flow on a 33 ms path.
 
 Runs inside the VM (root; tcp_spec built for the running kernel and
@@ -54,7 +53,6 @@ from cwnd import INFINITE_SSTHRESH, rounds, run_flow  # noqa: E402
 
 
 GATEWAYS = ("fq_codel", "cake")
-MAX_CHANGES = 40    # ssthresh changes a flow's summary lists
 # the bench's hosts' tcp_rmem and tcp_wmem: Mininet raises both to this
 # (mininet.util.fixLimits()), and every namespace made after it inherits them
 BENCH_BUFFERS = "10240 87380 16777216"
@@ -105,11 +103,11 @@ def summary(meta, recs):
         mb = [r["goodput_bps"] / 1e6 for r in rs]
         out.append(f"| {g} | {loss:g} | {cc} | {', '.join(f'{x:.2f}' for x in mb)} | "
                    f"{spread(mb).fmt()} |")
-    out += ["", "Largest cwnd per round (packets); `ssthresh` the first one set and "
-            "its round; the packets acked per round; the largest flight (snd_nxt - "
-            "snd_una, packets) per round and the share of the round's ACKs that found "
-            "the next segment outside the receiver's window (traces from before "
-            "these were recorded have neither).", ""]
+    out += ["", "Largest cwnd per round (packets), and the least (a cut shows "
+            "there); `ssthresh` the first one set and its round; the packets acked "
+            "per round; the largest flight (snd_nxt - snd_una, packets) per round and "
+            "the share of the round's ACKs that found the next segment outside the "
+            "receiver's window (traces from before these were recorded lack them).", ""]
     for (g, loss, cc), rs in cases.items():
         for i, r in enumerate(rs, 1):
             first = next(((x[0], x[2]) for x in r["rounds"] if x[2] < INFINITE_SSTHRESH),
@@ -119,12 +117,9 @@ def summary(meta, recs):
                        + (f"{first[1]} in round {first[0]}" if first else "never set"))
             if r.get("handover_s") is not None:
                 out.append(f"  * handover at {r['handover_s']:.2f} s")
-            if "ssthresh_changes" in r:
-                ch = r["ssthresh_changes"]
-                out.append("  * ssthresh changes (s: ssthresh, cwnd then): " + (", ".join(
-                    f"{t:.2f}: {ss}, {cw}" for t, ss, cw in ch[:MAX_CHANGES]) or "none")
-                    + (f", and {len(ch) - MAX_CHANGES} more" if len(ch) > MAX_CHANGES else ""))
             out.append(f"  * cwnd: {', '.join(str(x[1]) for x in r['rounds'])}")
+            if r["rounds"] and len(r["rounds"][0]) > 6:   # traced with the least one
+                out.append(f"  * least cwnd: {', '.join(str(x[6]) for x in r['rounds'])}")
             out.append(f"  * acked: {', '.join(str(x[3]) for x in r['rounds'])}")
             if r["rounds"] and len(r["rounds"][0]) > 4:   # traced with the window
                 out.append(f"  * flight: {', '.join(str(x[4]) for x in r['rounds'])}")
@@ -150,17 +145,6 @@ def parse_handover(text):
         raise ValueError(f"T > 0 s, 0 < RTT <= 10000 ms, 0 <= BURST <= 10000 ms, "
                          f"not {text!r}")
     return ho
-
-
-def ssthresh_changes(evs):
-    """[(s from the first event, ssthresh, cwnd)] at each event whose
-    ssthresh differs from the one before."""
-    out, prev = [], INFINITE_SSTHRESH
-    for e in evs:
-        if e["ssthresh"] != prev:
-            out.append((round(e["t"] - evs[0]["t"], 3), e["ssthresh"], e["cwnd"]))
-            prev = e["ssthresh"]
-    return out
 
 
 def write_run(out_dir, meta, recs):
@@ -208,8 +192,7 @@ def one_flow(cc, loss, args):
         evs, rep = run_flow(c, cc, seconds=args.seconds, during=handover if ho else None)
         n = lab.counters("tcp_spec", ns=c.ns("snd")) if cc == "spec" else None
         r = dict(cc=cc, loss=loss, gw=args.gw, goodput_bps=lab.goodput_bps(rep),
-                 rounds=rounds(evs, (args.bin or args.rtt) / 1000), counters=n,
-                 ssthresh_changes=ssthresh_changes(evs))
+                 rounds=rounds(evs, (args.bin or args.rtt) / 1000), counters=n)
         if ho:
             r["handover_s"] = round(at["t"] - evs[0]["t"], 3)
         return r

@@ -71,7 +71,7 @@ def test_rounds_flight_and_receive_window_limit():
            ev(0.7, base + 60, base + 10, 100, cwnd=60, ssthresh=50),
            ev(1.1, base + 100, base + 60, 100, cwnd=70)]
     r = rounds(evs, 0.6)
-    assert r == [(0, 45, INF, 0, 40, 33), (1, 70, 50, 50, 50, 0)]
+    assert r == [(0, 45, INF, 0, 40, 33, 10), (1, 70, 50, 50, 50, 0, 60)]
     text = start_trace.summary(meta(), [rec("spec", 1.0, 1.0, r)])
     assert "  * flight: 40, 50" in text
     assert "  * receive-window limited, % of the round's ACKs: 33, 0" in text
@@ -97,29 +97,26 @@ def test_summary_names_the_hosts_buffers():
     assert "The hosts keep the kernel's default buffers" in start_trace.summary(meta(), RECS)
 
 
-def test_ssthresh_changes_and_the_handover_in_the_summary():
-    """Hand-worked: ssthresh leaves 'infinite' at 1.0 s (cwnd 80), stays, is
-    cut at 2.5 s (cwnd 56) and goes back to 'infinite' (an RTO's undo)."""
-    evs = [ev(10.0, 10, 0, 100, cwnd=70), ev(11.0, 90, 10, 100, cwnd=80, ssthresh=56),
-           ev(11.2, 90, 20, 100, cwnd=60, ssthresh=56),
-           ev(12.5, 100, 40, 100, cwnd=56, ssthresh=39),
-           ev(13.0, 100, 50, 100, cwnd=40, ssthresh=INF)]
-    ch = start_trace.ssthresh_changes(evs)
-    assert ch == [(1.0, 56, 80), (2.5, 39, 56), (3.0, INF, 40)]
-    r = dict(rec("spec", 1.0, 15.1, rounds(evs, 0.5)), ssthresh_changes=ch, handover_s=2.33)
+def test_handover_and_least_cwnd_in_the_summary():
+    """Hand-worked: 0.5 s rounds; the window cut from 80 to 56 in round 2
+    shows as its least cwnd; the handover's time and path in the header."""
+    evs = [ev(10.0, 10, 0, 100, cwnd=70), ev(10.4, 80, 10, 100, cwnd=80),
+           ev(11.0, 90, 20, 100, cwnd=80, ssthresh=56),
+           ev(11.2, 90, 30, 100, cwnd=56, ssthresh=56)]
+    r = rounds(evs, 0.5)
+    assert [(x[0], x[1], x[6]) for x in r] == [(0, 80, 70), (2, 80, 56)]
     args = dict(ARGS, gw="fq_codel", rtt=33, interval=100, bin=500, handover="4:53:75")
-    text = start_trace.summary(dict(meta(), args=args), [r])
+    text = start_trace.summary(dict(meta(), args=args), [dict(rec("spec", 1.0, 15.1, r),
+                                                              handover_s=2.33)])
     assert ("Path: fq_codel (ECN, interval 100 ms) under HTB at 20mbit, then the "
             "corruption on a netem hop after it and 33 ms on the ACK path's; 4 s into "
             "each flow a handover: everything lost for 75 ms, then the RTT 53 ms.") in text
     assert "a round is a 500 ms bin" in text
     assert "  * handover at 2.33 s" in text
-    assert f"  * ssthresh changes (s: ssthresh, cwnd then): 1.00: 56, 80, 2.50: 39, 56, " \
-           f"3.00: {INF}, 40" in text
-    many = dict(r, ssthresh_changes=[(0.5, 50, 60)] * (start_trace.MAX_CHANGES + 3))
-    assert ", and 3 more" in start_trace.summary(dict(meta(), args=args), [many])
-    # a record without the list (traced before it) prints no line
-    assert "ssthresh changes" not in start_trace.summary(meta(), RECS)
+    assert "  * cwnd: 80, 80\n  * least cwnd: 70, 56" in text
+    # records from before the least cwnd and the handover print neither line
+    old = start_trace.summary(meta(), RECS)
+    assert "least cwnd:" not in old and "handover" not in old
 
 
 @pytest.mark.parametrize("argv, why", [
