@@ -11,8 +11,9 @@
  *
  * Model (see spec.h for the equations):
  *   loss event (fast-recovery entry or RTO):
- *     ECE within the last srtt,    -> congestion: 0.7 cwnd (CUBIC's beta)
- *       not answered yet
+ *     ECE within the last srtt,    -> congestion: 0.7 cwnd (CUBIC's beta),
+ *       not answered yet              not below the path's BDP while the
+ *                                     marked queue shows (as a mark's)
  *     else, before the first ECE,  -> congestion: down to the recent
  *       a standing queue              delivery rate x min RTT plus half
  *                                     the threshold's queue, within
@@ -57,7 +58,9 @@
  *     seconds.
  *   ECN-Echoes while a reduction is under way echo the mark it answers
  *     (the receiver repeats it until our CWR arrives): ignored, so that
- *     one mark makes one reduction, not a second one at the next loss.
+ *     one mark makes one reduction, not a second one at the next loss,
+ *     nor at the CWR the stack enters for the echo on the ACK that ends a
+ *     recovery (spec_echo_cwr()).
  *   first slow start: ended by HyStart++ (RFC 9406, kernel/include/
  *     specnet/hystart.h) on a rise of the round's least RTT, through five
  *     rounds of Conservative Slow Start, before a marking gateway's first
@@ -393,6 +396,22 @@ static void spec_init(struct sock *sk)
 	specnet_pacing_enable(sk);
 }
 
+/*
+ * Is the stack entering CWR for an echo of a mark that a reduction has
+ * answered (spec_in_ack_event() noted it on this ACK)? A recovery ends on
+ * the ACK of high_seq, which the receiver sent before our CWR reached it,
+ * so it carries the echo, and the stack, back in Open, enters CWR for it
+ * (tcp_try_to_open()): that would be a second reduction, 0.7 of the
+ * window the first one left. No loss is marked (a recovery would have
+ * been entered instead), and a tail loss probe's CWR is its own.
+ */
+static bool spec_echo_cwr(const struct tcp_sock *tp, const struct spec_ca *ca,
+			  u32 now)
+{
+	return ca->ece_seen && ca->ece_used && ca->last_ece_us == now &&
+	       !tp->lost_out && !ca->tlp_ack;
+}
+
 static u32 spec_ssthresh(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -410,6 +429,11 @@ static u32 spec_ssthresh(struct sock *sk)
 		return tcp_reno_ssthresh(sk);
 	}
 
+	if (spec_echo_cwr(tp, ca, now)) {
+		/* CWR without a reduction, no verdict */
+		ca->verdict = SPEC_VERDICT_NONE;
+		return max(cwnd, SPEC_MIN_CWND);
+	}
 	ece_recent = spec_ece_recent(ca->ece_seen, ca->ece_used, now,
 				     ca->last_ece_us, spec_srtt_us(tp));
 	/* The breaker always; the queue only until ECN has shown that the
@@ -505,6 +529,26 @@ static void spec_prr_end(struct sock *sk, u8 old_state)
 	}
 }
 
+/* The threshold of a loss with a mark (spec_marked_loss_ssthresh()), from
+ * the window ssthresh() saw.
+ */
+static u32 spec_marked_loss(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	struct qd_params qdp;
+	u32 floor = 0;
+
+	if (ca->ece_skip) {
+		cubic_congestion(&ca->cubic, tp->prior_cwnd,
+				 qd_path_bdp(&ca->qd));
+	} else {
+		specnet_qd_params_read(&specnet_qd, &qdp);
+		floor = qd_ece_floor(&ca->qd, &qdp, spec_srtt_us(tp));
+	}
+	return spec_marked_loss_ssthresh(tp->prior_cwnd, floor);
+}
+
 /* Recovery or Loss entered, with the verdict of the ssthresh() call that
  * led here (none: no call). The loss event is counted; an RTO guessed
  * corruption notes the window to restore. cwnd control: in Loss the stack
@@ -538,16 +582,12 @@ static void spec_enter_recovery(struct sock *sk, u8 old_state, u8 new_state,
 				      v == SPEC_CORRUPT;
 			/* ssthresh() took an ECE for a mark without loss
 			 * (0.8, or none on a draining queue); this was a
-			 * loss with a mark: 0.7
+			 * loss with a mark: 0.7, floored as the mark's
+			 * (not on a draining queue: the floor would keep
+			 * the whole window)
 			 */
-			if (v == SPEC_CONG_ECE) {
-				if (ca->ece_skip)
-					cubic_congestion(&ca->cubic,
-							 tp->prior_cwnd,
-							 qd_path_bdp(&ca->qd));
-				tp->snd_ssthresh = cubic_reduce(tp->prior_cwnd,
-								CUBIC_BETA);
-			}
+			if (v == SPEC_CONG_ECE)
+				tp->snd_ssthresh = spec_marked_loss(sk);
 		}
 	}
 
@@ -639,10 +679,14 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	/* An ECE while a reduction is under way (CWR, a congestion recovery)
 	 * echoes the mark it answers: the receiver repeats a mark until our
 	 * CWR reaches it, an RTT later. Once per window: it neither makes the
-	 * next loss congestion nor reduces again.
+	 * next loss congestion nor reduces again. Noted as answered, for
+	 * spec_echo_cwr().
 	 */
-	if (ca->reducing)
+	if (ca->reducing) {
+		ca->last_ece_us = now;
+		ca->ece_used = 1;
 		return;
+	}
 	ca->last_ece_us = now;
 	ca->ece_used = 0;
 	state = inet_csk(sk)->icsk_ca_state;

@@ -674,6 +674,49 @@ def test_misprediction_counted_and_corrected(spec):
         c.destroy()
 
 
+def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
+    """A loss and a CE mark on one ACK (drop packet N, CE on N+3: the
+    receiver ACKs each segment past the hole at once, and the ACK that
+    SACKs the third carries the echo and starts the recovery) on a path
+    whose queue the flow sees (10 Mbit/s, 50 ms, a FIFO of 200: 41 packets
+    in a min RTT, and the growth cap holds about 6 ms of queue; qd_loss_us
+    100 us, so that the floor needs no more of it): congestion, CUBIC's
+    0.7, but not below what the path carries in a min RTT
+    (spec_marked_loss_ssthresh()), a window within a few packets of
+    itself. 0.7 of it left the link idle until the window grew back."""
+    lab.set_param("tcp_spec", "qd_loss_us", 100)
+    n0 = 1500
+    c = lab.bottleneck_chain("10mbit", 50, "parent 1:1 handle 10: pfifo limit 200")
+    try:
+        c.ecn_sender("snd")
+        lab.iperf3_server(c.ns("rcv"))
+        lab.inject(c, "rtr", drop=[n0], ce=[n0 + 3])
+        evs, _ = run_flow(c, "spec", seconds=6)
+        assert lab.nft_counters(c, "rtr") == [1, 1], "the loss and the mark did not happen"
+        una0 = evs[0]["snd_una"]
+        i = next((j for j, e in enumerate(evs)
+                  if (e["snd_una"] - una0) % 2**32 >= (n0 - 10) * MSS), None)
+        assert i is not None, "the lost packet's turn never came"
+        t0 = evs[i]["t"]
+        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 0.1)
+        later = [e["cwnd"] for e in evs[i:] if t0 + 0.15 <= e["t"] <= t0 + 0.4]
+        assert later, "the flow ended too soon after the loss"
+        n = counters(c)
+        figure("cwnd before, least 3-8 RTTs after; counters",
+               (pre, min(later), {k: v for k, v in n.items() if v}))
+        # one loss with the mark's evidence, on the ACK that brought the
+        # mark (not a mark's own reduction, then the loss inside it)
+        assert n["loss_events"] == 1 and n["predicted_congestion"] == 1, n
+        assert n["ece_reductions"] == 0, f"the mark came before the loss: {n}"
+        around = [(round(e["t"] - t0, 3), e["cwnd"], e["ssthresh"], e["srtt"] // 100 / 10)
+                  for e in evs if t0 - 0.06 <= e["t"] <= t0 + 0.15][::3]
+        assert min(later) >= 0.8 * pre, \
+            f"cwnd {pre} -> {min(later)}: below the path's BDP: {n}; (s, cwnd, ssthresh, " \
+            f"srtt ms) from the loss's turn: {around}"
+    finally:
+        c.destroy()
+
+
 # ---- goodput on a lossy path --------------------------------------------------
 
 def lossy_chain():

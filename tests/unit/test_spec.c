@@ -136,6 +136,24 @@ static void test_ece_reduces(void)
 	CHECK(spec_ece_reduces(0xffffffffu, 0xffffffffu), "no overflow");
 }
 
+/* A loss with a mark: 0.7 of the window, not below the path's BDP. */
+static void test_marked_loss_ssthresh(void)
+{
+	/* LEO behind fq_codel, 53 ms: 94 at the loss, 87 delivered in a min
+	 * RTT: the BDP, where 0.7 was 65
+	 */
+	CHECK(spec_marked_loss_ssthresh(94, 87) == 87, "the BDP: %u",
+	      spec_marked_loss_ssthresh(94, 87));
+	/* far above the BDP (a queue the flow did not make alone): 0.7 */
+	CHECK(spec_marked_loss_ssthresh(200, 87) == 140, "0.7 of 200: %u",
+	      spec_marked_loss_ssthresh(200, 87));
+	CHECK(spec_marked_loss_ssthresh(94, 0) == 65, "no floor: 0.7 of 94 is 65.8");
+	CHECK(spec_marked_loss_ssthresh(80, 87) == 80, "below the BDP: not above cwnd");
+	CHECK(spec_marked_loss_ssthresh(1, 0) == 2, "floor");
+	CHECK(spec_marked_loss_ssthresh(0xffffffffu, 0xffffffffu) == 0xffffffffu,
+	      "no overflow");
+}
+
 /* An ECN-Echo's threshold: 0.8 of the window, not below the path's BDP. */
 static void test_ece_ssthresh(void)
 {
@@ -252,6 +270,7 @@ int main(void)
 	RUN(test_prr);
 	RUN(test_ece_reduces);
 	RUN(test_ece_ssthresh);
+	RUN(test_marked_loss_ssthresh);
 	RUN(test_ece_recent);
 	RUN(test_cwnd_limited);
 	RUN(test_pacing);

@@ -203,6 +203,22 @@ static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp, bool slow_start)
 		     min_t(u32, cwnd, path_bdp));
 }
 
+/*
+ * The slow-start threshold of a loss within an srtt of a mark that no
+ * reduction has answered yet (a loss with congestion evidence): CUBIC's
+ * 0.7 of @cwnd, but, as for the mark alone (spec_ece_ssthresh()), not
+ * below @path_bdp, what the path carries in a min RTT while the flow sees
+ * the marked queue (0: none), nor above @cwnd. Behind an AQM that marks,
+ * the mark is the congestion and a loss beside it mostly corruption (the
+ * AQM drops no ECT packet below its limit); on a lossy path a loss often
+ * falls within an srtt of a mark, and 0.7 of a window a few packets above
+ * the BDP leaves the link idle until the window has grown back.
+ */
+static inline u32 spec_marked_loss_ssthresh(u32 cwnd, u32 path_bdp)
+{
+	return max_t(u32, cubic_reduce(cwnd, CUBIC_BETA), min_t(u32, cwnd, path_bdp));
+}
+
 /* The slow-start threshold a verdict calls for, from the pre-loss cwnd.
  * Congestion: the reduction's target (PRR moves cwnd toward it, and cwnd
  * is set to it when the reduction ends): for an ECN-Echo, 0.8 (half in
