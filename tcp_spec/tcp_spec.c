@@ -676,19 +676,16 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 		return;
 
 	ca->ece_seen = 1;
+	ca->last_ece_us = now;
 	/* An ECE while a reduction is under way (CWR, a congestion recovery)
 	 * echoes the mark it answers: the receiver repeats a mark until our
 	 * CWR reaches it, an RTT later. Once per window: it neither makes the
 	 * next loss congestion nor reduces again. Noted as answered, for
 	 * spec_echo_cwr().
 	 */
-	if (ca->reducing) {
-		ca->last_ece_us = now;
-		ca->ece_used = 1;
+	ca->ece_used = ca->reducing;
+	if (ca->reducing)
 		return;
-	}
-	ca->last_ece_us = now;
-	ca->ece_used = 0;
 	state = inet_csk(sk)->icsk_ca_state;
 	mispred = ca->spec_live &&
 		  spec_mispredicted(now, ca->spec_us, spec_srtt_us(tp));

@@ -47,6 +47,7 @@
 #define _SPECNET_CUBIC_H
 
 #include "types.h"
+#include "cwnd.h"
 
 #define CUBIC_BETA_UNIT		1024
 #define CUBIC_BETA		717	/* beta_cubic, 0.7 */
@@ -54,7 +55,6 @@
 #define CUBIC_MS3_PER_SEG	2500000000ULL	/* 1 / C: 2.5 s^3 per segment */
 #define CUBIC_OFFS_MAX_MS	1048576	/* |t - K| bound (2^20 ms, 17.5 min) */
 #define CUBIC_CNT_FIRST		20	/* cnt bound before any reduction */
-#define CUBIC_MIN_CWND		2
 #define CUBIC_CNT_KEEP_MS	31	/* cnt kept at most 1/32 s */
 
 struct cubic_state {
@@ -100,8 +100,7 @@ static inline u32 cubic_cbrt(u64 a)
 /* The window after a reduction by @beta (of CUBIC_BETA_UNIT). */
 static inline u32 cubic_reduce(u32 cwnd, u32 beta)
 {
-	return max_t(u32, (u32)(((u64)cwnd * beta) / CUBIC_BETA_UNIT),
-		     CUBIC_MIN_CWND);
+	return specnet_cwnd_scaled(cwnd, beta, CUBIC_BETA_UNIT);
 }
 
 /*

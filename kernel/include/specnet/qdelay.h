@@ -121,6 +121,7 @@
 #define _SPECNET_QDELAY_H
 
 #include "types.h"
+#include "cwnd.h"
 
 #define QD_NONE			(~0U)	/* no sample */
 #define QD_PCT_UNIT		100	/* loss_pct */
@@ -771,15 +772,10 @@ static inline bool qd_queue_not_ours(const struct qd_state *s,
  *
  * Half of @cwnd without estimates.
  */
-static inline u32 qd_cwnd_scaled(u32 cwnd, u32 num, u32 unit)
-{
-	return max_t(u32, (u32)div_u64((u64)cwnd * num, unit), 2);
-}
-
 static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 				  const struct qd_params *p, u32 cwnd)
 {
-	u32 half = qd_cwnd_scaled(cwnd, 1, 2), thresh, lo, w;
+	u32 half = specnet_cwnd_scaled(cwnd, 1, 2), thresh, lo, w;
 
 	if (s->min_rtt_us == QD_NONE || s->rate_ns == QD_NONE || !s->rate_ns)
 		return half;
@@ -787,9 +783,11 @@ static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 	if (qd_delay_us(s) >= thresh) {
 		w = qd_us_to_pkts((u64)s->min_rtt_us + (thresh >> 1), s->rate_ns);
 		lo = qd_queue_not_ours(s, p, cwnd) ?
-		     qd_cwnd_scaled(cwnd, QD_NOT_OURS_BETA, QD_NOT_OURS_BETA_UNIT) : half;
-		return max_t(u32, lo, min_t(u32, w, qd_cwnd_scaled(cwnd, QD_BETA,
-								    QD_BETA_UNIT)));
+		     specnet_cwnd_scaled(cwnd, QD_NOT_OURS_BETA,
+					 QD_NOT_OURS_BETA_UNIT) : half;
+		w = min_t(u32, w, specnet_cwnd_scaled(cwnd, QD_BETA,
+						      QD_BETA_UNIT));
+		return max_t(u32, lo, w);
 	}
 	w = qd_us_to_pkts((u64)s->min_rtt_us + (qd_aqm_us(s, p) >> 1), s->rate_ns);
 	return max_t(u32, half, min_t(u32, qd_as_sent(s, w), cwnd));
