@@ -75,16 +75,19 @@ def summary(meta, recs):
     tcp_spec's non-zero counters."""
     a = meta["args"]
     ho = parse_handover(a.get("handover"))
-    gw = a["gw"] and (f"{a['gw']} (ECN" + (f", interval {a['interval']} ms)"
-                                          if a.get("interval") else ")"))
-    path = (f"{gw} under HTB at {a['rate']}, then the corruption on a netem hop "
-            f"after it and {a['rtt']} ms on the ACK path's; {ho[0]:g} s into each flow a "
-            f"handover: everything lost for {ho[2]} ms, then the RTT {ho[1]} ms"
-            if ho else
-            f"{gw} under HTB at {a['rate']}, then {a['rtt']} ms and the "
-            f"corruption on a netem hop after it" if a["gw"] else
-            f"one netem hop: {a['rate']}, {a['rtt']} ms, a 3000-packet queue and the "
-            f"corruption (a corrupted packet still takes its time on the link)")
+    if a["gw"]:
+        interval = f", interval {a['interval']} ms" if a.get("interval") else ""
+        gw = f"{a['gw']} (ECN{interval})"
+    if ho:
+        path = (f"{gw} under HTB at {a['rate']}, then the corruption on a netem hop "
+                f"after it and {a['rtt']} ms on the ACK path's; {ho[0]:g} s into each "
+                f"flow a handover: everything lost for {ho[2]} ms, then the RTT {ho[1]} ms")
+    elif a["gw"]:
+        path = (f"{gw} under HTB at {a['rate']}, then {a['rtt']} ms and the "
+                f"corruption on a netem hop after it")
+    else:
+        path = (f"one netem hop: {a['rate']}, {a['rtt']} ms, a 3000-packet queue and the "
+                f"corruption (a corrupted packet still takes its time on the link)")
     bufs = (f"Both hosts' tcp_rmem and tcp_wmem: {a['buffers']}" if a.get("buffers") else
             "The hosts keep the kernel's default buffers (tcp_rmem's maximum 6 MB, "
             "tcp_wmem's 4 MB)")
