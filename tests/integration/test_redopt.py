@@ -741,11 +741,12 @@ def adaptive_run():
             time.sleep(start)
             lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "reno", secs, port=port)
             ended[port] = time.time() - t0
-        # the first flow outlasts the second by 16 s as planned: under a
-        # loaded TCG guest the three later clients have started 7-10 s
-        # late, and with 4 s to spare the first one ended before the
-        # second, leaving the 2-flow phase no settled sample
-        plan = [(5301, 0, 44), (5302, 6, 22), (5303, 6, 12), (5304, 6, 12)]
+        # phases of 6, 16, 10 and 16 s as planned: under a loaded TCG guest
+        # the three later clients have started 7-10 s late and apart; with
+        # 12 s for the 4-flow phase and 4 s for the last, the 4-flow phase
+        # kept one settled sample, and the 2-flow phase none once (the
+        # first flow ended before the second)
+        plan = [(5301, 0, 48), (5302, 6, 26), (5303, 6, 16), (5304, 6, 16)]
         ts = [threading.Thread(target=flow, args=p) for p in plan]
         [t.start() for t in ts]
         [t.join() for t in ts]
