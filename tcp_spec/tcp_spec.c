@@ -1136,8 +1136,8 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
  * difference), tcpv_rttcnt the RTT samples of the round under way (at most
  * 127: the count shares a byte with the circuit breaker's mark,
  * qd_rnd_samples()); an RTT not yet sampled reads 0x7fffffff, as vegas's.
- * The verdicts are in the per-netns counters. Read without the socket lock (inet_diag), hence the
- * READ_ONCE()s.
+ * The verdicts are in the per-netns counters. Read without the socket
+ * lock (inet_diag), hence the READ_ONCE()s.
  */
 static size_t spec_get_info(struct sock *sk, u32 ext, int *attr,
 			    union tcp_cc_info *info)
