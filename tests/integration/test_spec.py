@@ -724,9 +724,11 @@ def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
         assert n["ece_reductions"] == 0, f"the mark came before the loss: {n}"
         around = [(round(e["t"] - t0, 3), e["cwnd"], e["ssthresh"], e["srtt"] // 100 / 10)
                   for e in evs if t0 - 0.06 <= e["t"] <= t0 + 0.15][::3]
-        # the reduction: the first change of ssthresh from the loss's turn
-        j = next((j for j in range(max(i, 1), len(evs)) if evs[j]["t"] <= t0 + 0.15
-                  and evs[j]["ssthresh"] != evs[j - 1]["ssthresh"]), None)
+        # the reduction: the first change of ssthresh in the 0.15 s from
+        # the loss's turn
+        end = next((k for k in range(i, len(evs)) if evs[k]["t"] > t0 + 0.15), len(evs))
+        j = next((j for j in range(max(i, 1), end)
+                  if evs[j]["ssthresh"] != evs[j - 1]["ssthresh"]), None)
         assert j is not None, f"no reduction: {n}; {around}"
         ss, at = evs[j]["ssthresh"], evs[j - 1]["cwnd"]
         # above CUBIC's 0.7 of the window the loss met (the floor: the BDP
