@@ -113,6 +113,13 @@ def first_reduction(evs):
     raise AssertionError("no loss/ECN response seen in the trace")
 
 
+def trace_rows(evs, ref, start, end, every=1):
+    """A failure message's view of a trace: (s from @ref, cwnd, ssthresh,
+    srtt ms) of every @every-th event from @start to @end (trace times)."""
+    return [(round(e["t"] - ref, 3), e["cwnd"], e["ssthresh"], round(e["srtt"] / 1000, 1))
+            for e in evs if start <= e["t"] <= end][::every]
+
+
 def rto_index(evs):
     """Index of the first event with cwnd <= 2: the RTO of a blackout. Not
     first_reduction(): slow start may have ended before it (HyStart++ or

@@ -25,7 +25,8 @@ from specnet_bench import specnet_lab as lab
 from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, MSS, RTT, assert_load_refused,
                   assert_long_path_start_doubles, assert_params_refused,
                   assert_qd_params, blackout, first_reduction, load_twice_and_rmmod_in_use,
-                  loss_response, param_value, rto_index, run_flow, wnd_limited_chain)
+                  loss_response, param_value, rto_index, run_flow, trace_rows,
+                  wnd_limited_chain)
 
 
 def counters(chain):
@@ -282,11 +283,10 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     figure("losses: delay congestion / corruption; HyStart++ exits",
            f"{n['delay_congestion']}/{n['predicted_corruption']}; {n['hystart_exits']}")
     t_top = next(e["t"] for e in after if e["cwnd"] == top)
-    around = [(round(e["t"] - evs[0]["t"], 2), e["cwnd"], e["ssthresh"], e["srtt"] // 1000)
-              for e in evs if t_top - 1.5 <= e["t"] <= t_top + 0.5][::10]
     assert over <= 0.05 * span, \
         f"{over:.1f} s of {span:.1f} s with cwnd > {1.25 * cap:.0f} (cap {cap:.0f}, " \
-        f"BDP {bdp:.0f}), up to {top}: {n}; (s, cwnd, ssthresh, srtt ms) before it: {around}"
+        f"BDP {bdp:.0f}), up to {top}: {n}; (s, cwnd, ssthresh, srtt ms) before it: " \
+        f"{trace_rows(evs, evs[0]['t'], t_top - 1.5, t_top + 0.5, every=10)}"
     assert high <= 0.1 * span, f"{high:.1f} s of {span:.1f} s with a queue of 50 ms or more"
     return n
 
@@ -722,8 +722,7 @@ def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
         # mark (not a mark's own reduction, then the loss inside it)
         assert n["loss_events"] == 1 and n["predicted_congestion"] == 1, n
         assert n["ece_reductions"] == 0, f"the mark came before the loss: {n}"
-        around = [(round(e["t"] - t0, 3), e["cwnd"], e["ssthresh"], e["srtt"] // 100 / 10)
-                  for e in evs if t0 - 0.06 <= e["t"] <= t0 + 0.15][::3]
+        around = trace_rows(evs, t0, t0 - 0.06, t0 + 0.15, every=3)
         # the reduction: the first change of ssthresh in the 0.15 s from
         # the loss's turn
         end = next((k for k in range(i, len(evs)) if evs[k]["t"] > t0 + 0.15), len(evs))
