@@ -20,6 +20,17 @@ import sys
 from specnet_bench import cli
 
 
+# the fields of a bench record that make its case key (cli.case_stats())
+CASE_FIELDS = ("scenario", "opts", "value", "cc", "rep")
+
+
+def comparable(records):
+    """Whether @records are a bench run's, each with the case key compare()
+    reads: `make demo`'s satellite runs (specnet_bench.satellite: one flow
+    a BER and cc, no options or repetitions) are not."""
+    return bool(records) and all(f in r for r in records for f in CASE_FIELDS)
+
+
 def load(path):
     """(meta, records) of a run directory or results.json @path."""
     if os.path.isdir(path):

@@ -11,7 +11,8 @@ model, cores, memory, KVM or TCG), so that every figure the project quotes
 comes from a generated file; and changes.md, the case-by-case comparison
 with the run it replaces (specnet_bench.compare). A run whose meta has a
 "kind" (tests/bench/start_trace.py's "start-trace") is not a bench's: no
-changes.md for it.
+changes.md for it, nor for `make demo`'s (its records have no case key,
+compare.comparable()).
 """
 import argparse
 import json
@@ -54,12 +55,14 @@ def machine(kernel):
 def publish(run_dir, name, docs=None):
     docs = docs or os.path.join(TOP, "docs", "results")
     with open(os.path.join(run_dir, "results.json")) as f:
-        meta = json.load(f)["meta"]
+        run = json.load(f)
+    meta = run["meta"]
     dest = os.path.join(docs, name)
     before = None
-    if os.path.exists(os.path.join(dest, "results.json")) and "kind" not in meta:
+    if (os.path.exists(os.path.join(dest, "results.json")) and "kind" not in meta
+            and compare.comparable(run["records"])):
         before = compare.load(dest)     # a bench's run (a start trace has a kind)
-        if "kind" in before[0]:
+        if "kind" in before[0] or not compare.comparable(before[1]):
             before = None
     if os.path.isdir(dest):
         shutil.rmtree(dest)

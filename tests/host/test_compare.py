@@ -67,3 +67,30 @@ def test_publish_writes_changes_against_the_run_it_replaces(tmp_path):
             assert not os.path.exists(changes), "nothing to compare the first run with"
     text = open(changes).read()
     assert "commit aaaaaaa" in text and "commit bbbbbbb" in text and "**down**" in text
+
+
+def test_publish_a_demo_run_over_another_without_changes(tmp_path):
+    """`make demo`'s satellite runs (specnet_bench.satellite: one flow a BER
+    and cc, no options or repetitions) have no case key: published over
+    the last demo, or replaced by a bench run, nothing is compared (the
+    comparison read r["opts"] and the demo failed after its run)."""
+    docs = tmp_path / "docs"
+    meta = dict(scenario="satellite", bers=[1e-5], ccs=["spec", "reno"], seconds=120,
+                date="20261201T000000Z", kernel="6.1.0-57-amd64", commit="ccccccc",
+                paper="")
+    records = [dict(scenario="satellite", ber=1e-5, cc=cc, seconds=120, goodput_bps=g,
+                    ceiling_bps=56e3, ceiling_nominal_bps=55e3, per_nominal=0.08,
+                    per_realized=0.07, retransmits=3)
+               for cc, g in (("spec", 55e3), ("reno", 43e3))]
+    runs = [(meta, records), (dict(meta, commit="ddddddd"), records), NEW]
+    for i, (m, rs) in enumerate(runs):
+        d = tmp_path / f"run{i}"
+        d.mkdir()
+        (d / "results.json").write_text(json.dumps(dict(meta=m, records=rs)))
+        (d / "summary.md").write_text(f"# run {i}\n")
+        (d / "goodput.png").write_bytes(b"\x89PNG")
+        dest, pngs = publish.publish(str(d), "demo", docs=str(docs))
+        assert pngs == ["goodput.png"] and os.path.exists(os.path.join(dest, "goodput.png"))
+        assert f"commit {m['commit']}" in open(os.path.join(dest, "summary.md")).read()
+        assert not os.path.exists(os.path.join(dest, "changes.md")), i
+    assert not compare.comparable(records) and compare.comparable(NEW[1])
