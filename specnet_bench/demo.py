@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`make demo`: boot the distro kernel in the VM, load tcp_spec, and run the
-satellite scenario (specnet_bench/satellite.py) for spec, reno (ECN on) and cubic
-at BER 1e-6, 1e-5 and 5e-5. Prints the goodput table; results JSON, summary
+satellite scenario (specnet_bench/satellite.py) for spec and the kernel's own
+reno, cubic, bbr, westwood and hybla (every sender asks for ECN) at BER
+1e-6, 1e-5 and 5e-5. Prints the goodput table; results JSON, summary
 and PNG plot land in results/demo-<date>/ (and results/latest)."""
 import argparse
 import datetime
@@ -19,7 +20,7 @@ def main():
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--seconds", type=int, default=int(os.environ.get("DEMO_SECONDS", 120)))
     ap.add_argument("--ber", default="1e-6,1e-5,5e-5")
-    ap.add_argument("--ccs", default="spec,reno,cubic")
+    ap.add_argument("--ccs", default="spec,reno,cubic,bbr,westwood,hybla")
     a = ap.parse_args()
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = os.path.join(TOP, "results", f"demo-{stamp}")

@@ -8,8 +8,8 @@ Every (BER, congestion control) pair gets its own path of SatelliteTopo, and
 all flows run at once (the emulated links are 64 kbit/s, so the guest CPU
 is idle: parallel flows don't disturb each other). Every sender requests
 ECN and keeps it (tcp_ecn=1, tcp_ecn_fallback=0), so reno and cubic are
-"Reno+ECN" and "CUBIC+ECN" as in the paper; the receivers accept ECN
-(tcp_ecn=2, the default).
+"Reno+ECN" and "CUBIC+ECN" as in the paper (bbr ignores the marks); the
+receivers accept ECN (tcp_ecn=2, the default).
 
 Writes <out>/results.json (one record per flow), <out>/summary.md and
 <out>/goodput.png, and prints the table. Exit 0 when every flow ran.
