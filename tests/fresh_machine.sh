@@ -14,7 +14,7 @@
 # Everything those installs write lands in the namespace's tmpfs, except
 # what dpkg writes elsewhere: the .deb cache, dpkg's and apt's logs, and
 # the /vmlinuz and /initrd.img symlinks the kernel's postinst refreshes.
-# Takes about 7 minutes for the demo (2 cores, TCG), of which 2 for setup.
+# Takes about 13 minutes for the demo (2 cores, TCG), of which 2-3 for setup.
 #
 #   tests/fresh_machine.sh [make arguments]    as root; default: demo
 #   tests/fresh_machine.sh demo DRY=1          setup, then resolve the kernel
