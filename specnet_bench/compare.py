@@ -20,15 +20,17 @@ import sys
 from specnet_bench import cli
 
 
-# the fields of a bench record that make its case key (cli.case_stats())
+# the fields of a bench record that make its case (cli.case_key())
 CASE_FIELDS = ("scenario", "opts", "value", "cc", "rep")
 
 
-def comparable(records):
-    """Whether @records are a bench run's, each with the case key compare()
-    reads: `make demo`'s satellite runs (specnet_bench.satellite: one flow
-    a BER and cc, no options or repetitions) are not."""
-    return bool(records) and all(f in r for r in records for f in CASE_FIELDS)
+def comparable(meta, records):
+    """Whether the run (@meta, @records) is a bench's, case by case: not a
+    start trace (its meta has a "kind", tests/bench/start_trace.py), nor
+    `make demo`'s satellite run (specnet_bench.satellite: one flow a BER
+    and cc, no options or repetitions)."""
+    return ("kind" not in meta and bool(records)
+            and all(f in r for r in records for f in CASE_FIELDS))
 
 
 def load(path):

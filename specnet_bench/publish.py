@@ -9,10 +9,8 @@ docs/results/<name>/ (replacing the previous ones: git keeps the history)
 with a header that names the date, kernel, commit and the machine (CPU
 model, cores, memory, KVM or TCG), so that every figure the project quotes
 comes from a generated file; and changes.md, the case-by-case comparison
-with the run it replaces (specnet_bench.compare). A run whose meta has a
-"kind" (tests/bench/start_trace.py's "start-trace") is not a bench's: no
-changes.md for it, nor for `make demo`'s (its records have no case key,
-compare.comparable()).
+with the run it replaces (specnet_bench.compare), where both are a
+bench's (compare.comparable(): not a start trace, not `make demo`'s).
 """
 import argparse
 import json
@@ -59,10 +57,10 @@ def publish(run_dir, name, docs=None):
     meta = run["meta"]
     dest = os.path.join(docs, name)
     before = None
-    if (os.path.exists(os.path.join(dest, "results.json")) and "kind" not in meta
-            and compare.comparable(run["records"])):
-        before = compare.load(dest)     # a bench's run (a start trace has a kind)
-        if "kind" in before[0] or not compare.comparable(before[1]):
+    if (os.path.exists(os.path.join(dest, "results.json"))
+            and compare.comparable(meta, run["records"])):
+        before = compare.load(dest)
+        if not compare.comparable(*before):
             before = None
     if os.path.isdir(dest):
         shutil.rmtree(dest)

@@ -93,4 +93,4 @@ def test_publish_a_demo_run_over_another_without_changes(tmp_path):
         assert pngs == ["goodput.png"] and os.path.exists(os.path.join(dest, "goodput.png"))
         assert f"commit {m['commit']}" in open(os.path.join(dest, "summary.md")).read()
         assert not os.path.exists(os.path.join(dest, "changes.md")), i
-    assert not compare.comparable(records) and compare.comparable(NEW[1])
+    assert not compare.comparable(meta, records) and compare.comparable(*NEW)

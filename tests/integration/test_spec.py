@@ -745,12 +745,12 @@ def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
     show in one of two (without it, ssthresh is 0.7 of the window in
     every flow)."""
     lab.set_param("tcp_spec", "qd_loss_us", 100)
-    seen, flows = [], []
+    flows = []
     for _ in range(2):
         at, ss, least, pre, n, around = marked_loss_flow()
-        seen.append((at, ss))
-        flows.append((pre, least, {k: v for k, v in n.items() if v}))
-        figure("per flow: cwnd before, least 3-8 RTTs after; counters", flows)
+        flows.append((pre, at, ss, least, {k: v for k, v in n.items() if v}))
+        figure("per flow: cwnd before, at the loss, ssthresh, least 3-8 RTTs after; "
+               "counters", flows)
         # no second cut below the reduction's ssthresh
         assert least >= ss - 2, \
             f"cwnd {pre} -> {ss} -> {least}: a second cut: {n}; {around}"
@@ -758,10 +758,10 @@ def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
         # a HyStart++ exit may have drained from 56 to 48 before the loss)
         if ss > 0.7 * at:
             break
-    figure("window the loss met, ssthresh, per flow", seen)
-    assert ss > 0.7 * at, \
-        f"cwnd -> ssthresh {seen}: 0.7, not the path's BDP, in two flows: {n}; " \
-        f"(s, cwnd, ssthresh, srtt ms) from the loss's turn: {around}"
+    else:
+        raise AssertionError(
+            f"cwnd -> ssthresh {[f[1:3] for f in flows]}: 0.7, not the path's BDP, in "
+            f"two flows: {n}; (s, cwnd, ssthresh, srtt ms) from the loss's turn: {around}")
 
 
 # ---- goodput on a lossy path --------------------------------------------------
