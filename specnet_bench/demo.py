@@ -15,6 +15,19 @@ sys.path.insert(0, os.path.join(TOP, "tests", "vm"))
 import vm  # noqa: E402
 
 
+# every flow runs at once, but each (BER, cc) path is built and torn down
+# one after the other: 18 paths took 630 s with 120 s flows under TCG, about
+# 25 s a path beside the boot and the flows; the timeout gives twice that
+PATH_SECONDS = 50
+
+
+def vm_timeout(seconds, ber, ccs):
+    """The demo VM's timeout: the flows' time with a margin, the boot, and
+    the set-up and teardown of each (BER, cc) path."""
+    paths = len(ber.split(",")) * len(ccs.split(","))
+    return seconds * 3 + 600 + PATH_SECONDS * paths
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--kernel", required=True)
@@ -29,7 +42,7 @@ def main():
            f"{py} -m specnet_bench.satellite --seconds {a.seconds} --ber {shlex.quote(a.ber)} "
            f"--ccs {shlex.quote(a.ccs)} --out {shlex.quote(out)}")
     print(f"demo: booting {a.kernel} ({'KVM' if vm.kvm_usable(a.kernel) else 'TCG'}) ...", flush=True)
-    rc, _ = vm.run(a.kernel, cmd, timeout=a.seconds * 3 + 600)
+    rc, _ = vm.run(a.kernel, cmd, timeout=vm_timeout(a.seconds, a.ber, a.ccs))
     latest = os.path.join(TOP, "results", "latest")
     if os.path.isdir(out):
         if os.path.islink(latest) or os.path.exists(latest):

@@ -94,3 +94,14 @@ def test_publish_a_demo_run_over_another_without_changes(tmp_path):
         assert f"commit {m['commit']}" in open(os.path.join(dest, "summary.md")).read()
         assert not os.path.exists(os.path.join(dest, "changes.md")), i
     assert not compare.comparable(meta, records) and compare.comparable(*NEW)
+
+
+def test_the_demo_vm_timeout_grows_with_its_paths():
+    """The demo's paths are built one after the other (18 took 630 s of a
+    VM run with 120 s flows): its VM timeout leaves twice that for 18 and
+    grows with every (BER, cc) path added."""
+    from specnet_bench import demo
+    t18 = demo.vm_timeout(120, "1e-6,1e-5,5e-5", "spec,reno,cubic,bbr,westwood,hybla")
+    assert t18 >= 2 * 630
+    t24 = demo.vm_timeout(120, "1e-6,1e-5,5e-5,1e-4", "spec,reno,cubic,bbr,westwood,hybla")
+    assert t24 - t18 >= 6 * 25
