@@ -1005,15 +1005,28 @@ def late_note(x):
     return f"; from {late_from(x):.3g} s on {x['xceil_late'].fmt()}"
 
 
+def margin(m, f="{:.2f}"):
+    """(met, 'met by 0.03' or 'missed by 0.03') for the signed margin @m,
+    formatted by @f (a miss too small for @f in two significant digits)."""
+    by = f.format(abs(m))
+    if m < 0 and by == f.format(0):
+        by = f"{abs(m):.2g}"
+    return m >= 0, f"{'met' if m >= 0 else 'missed'} by {by}"
+
+
 def verdict(got, op, want, f="{:.2f}"):
     """(met, 'target >= 0.9: missed by 0.03'): @got against @want, @op
     '>=' or '<='; the margin is by how much it is met or missed."""
-    m = got - want if op == ">=" else want - got
-    ok = m >= 0
-    by = f.format(abs(m))
-    if not ok and by == f.format(0):
-        by = f"{abs(m):.2g}"
-    return ok, f"target {op} {f.format(want)}: {'met' if ok else 'missed'} by {by}"
+    ok, by = margin(got - want if op == ">=" else want - got, f)
+    return ok, f"target {op} {f.format(want)}: {by}"
+
+
+def verdict_within(got, lo, hi, f="{:.2f}"):
+    """verdict() for a range [@lo, @hi]: the margin is to the nearer bound
+    (met by the lesser of the two margins, missed by the distance to the
+    bound passed)."""
+    ok, by = margin(min(got - lo, hi - got), f)
+    return ok, f"target {f.format(lo)}-{f.format(hi)}: {by}"
 
 
 def targets(records):
@@ -1119,9 +1132,9 @@ def targets(records):
                  + (f"FIFO {v:g} BDP" if v else "fq_codel without ECN"))
         ref = get(scen, v, "cubic", opts)
         if x["share"] is not None:
-            lo, hi = verdict(x["share"].med, ">=", 0.35), verdict(x["share"].med, "<=", 0.6)
             line(f"{where}: {cc}'s share against cubic within 35-60%",
-                 f"share {x['share'].fmt()}", lo[1] if not lo[0] else hi[1], [x])
+                 f"share {x['share'].fmt()}", verdict_within(x["share"].med, 0.35, 0.6)[1],
+                 [x])
         dr = ratio(x, ref, "drop_frac")
         if dr:
             line(f"{where}: bottleneck drops with {cc} <= 2x cubic + cubic's",

@@ -727,3 +727,22 @@ def test_redopt_cases_are_the_ones_that_load_it():
     assert not bench.uses_redopt(dict(c, opts={"gw": "cake"}))
     assert bench.uses_redopt(dict(scenario="red", opts={}, value=bench.red_model_max()))
     assert not bench.uses_redopt(dict(scenario="red", opts={}, value=15))
+
+
+def test_a_range_target_gives_the_margin_to_the_nearer_bound(tmp_path):
+    # fifo-share's share against cubic must lie within 35-60%: shares 0.38,
+    # 0.40, 0.27 (median 0.38) meet it by 0.03, the margin to 0.35, not by
+    # 0.22 to 0.60; 0.30, 0.33, 0.34 (median 0.33) miss it by 0.02
+    def case(cc, shares):
+        out = []
+        for rep, sh in enumerate(shares, 1):
+            for flow, (fcc, g) in enumerate(((cc, sh * 10e6), ("cubic", (1 - sh) * 10e6))):
+                out.append(rec("fifo-share", 4, cc, rep, g, flow=flow, flow_cc=fcc,
+                               opts={"vs": "cubic"}, ceil=10e6))
+        return out
+    recs = valid(case("spec", (0.38, 0.40, 0.27)) + case("cpecn", (0.30, 0.33, 0.34)), tmp_path)
+    tl = bench.targets(recs)
+    assert ("- fifo-share 10mbit 50 ms, FIFO 4 BDP: spec's share against cubic within 35-60%: "
+            "share 0.38 [0.27-0.40] (3 reps), target 0.35-0.60: met by 0.03") in tl, tl
+    assert ("- fifo-share 10mbit 50 ms, FIFO 4 BDP: cpecn's share against cubic within 35-60%: "
+            "share 0.33 [0.30-0.34] (3 reps), target 0.35-0.60: missed by 0.02") in tl, tl
