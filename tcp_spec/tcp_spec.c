@@ -32,9 +32,12 @@
  *     internal pacing (enabled for every ECN connection, as BBR does)
  *     spreads the resulting burst over an RTT.
  *   ECN-Echo, no loss: 0.8 cwnd (RFC 8511's beta_ecn), 0.5 in slow start
- *     (the window doubled while the mark came back), but not below what
- *     the path carries in a min RTT (spec_ece_ssthresh(): the part of
- *     the window above it is the marked queue), once per window (the
+ *     (the window doubled while the mark came back), but, for a flow
+ *     alone at the bottleneck, not below what the path carries in a min
+ *     RTT (spec_ece_ssthresh(): the part of the window above it is the
+ *     marked queue; a shared bottleneck's pipe is partly the others'),
+ *     CUBIC's Reno-friendly region growing back at the alpha of that
+ *     beta (1/3 after 0.8, cubic.h), once per window (the
  *     stack's CWR state); none while cwnd is below 7/8 of what the path
  *     delivers in a min RTT (the queue the mark reported is draining,
  *     spec_ece_reduces()), counted in ece_draining. A mark counts once:
@@ -370,7 +373,8 @@ static u32 spec_congestion_ssthresh(struct spec_ca *ca,
 				    u32 cwnd, u32 floor, bool ss)
 {
 	ca->ss_pending = 0;
-	cubic_congestion(&ca->cubic, cwnd, qd_path_bdp(&ca->qd));
+	cubic_congestion(&ca->cubic, cwnd, qd_path_bdp(&ca->qd),
+			 spec_target_beta(v, ss));
 	if (qv == QD_DELAY)
 		return qd_reduced_cwnd(&ca->qd, qdp, cwnd);
 	return spec_target_ssthresh(v, cwnd, floor, ss);
@@ -541,8 +545,9 @@ static u32 spec_marked_loss(struct sock *sk)
 
 	if (ca->ece_skip) {
 		cubic_congestion(&ca->cubic, tp->prior_cwnd,
-				 qd_path_bdp(&ca->qd));
+				 qd_path_bdp(&ca->qd), CUBIC_BETA);
 	} else {
+		cubic_reduced_by(&ca->cubic, CUBIC_BETA);
 		specnet_qd_params_read(&specnet_qd, &qdp);
 		floor = qd_ece_floor(&ca->qd, &qdp, spec_srtt_us(tp));
 	}
@@ -629,7 +634,7 @@ static void spec_enter_cwr(struct sock *sk, enum spec_verdict v)
 			ca->spec_live = 0;
 			ca->ss_pending = 0;
 			cubic_congestion(&ca->cubic, tp->prior_cwnd,
-					 qd_path_bdp(&ca->qd));
+					 qd_path_bdp(&ca->qd), CUBIC_BETA);
 		}
 		tp->snd_ssthresh = cubic_reduce(tp->prior_cwnd, CUBIC_BETA);
 	}
@@ -742,7 +747,8 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 						     qd_ece_floor(&ca->qd, &qdp,
 								  spec_srtt_us(tp)),
 						     ss);
-		cubic_congestion(&ca->cubic, w, qd_path_bdp(&ca->qd));
+		cubic_congestion(&ca->cubic, w, qd_path_bdp(&ca->qd),
+				 spec_target_beta(SPEC_CONG_ECE, ss));
 		if (state == TCP_CA_Loss &&
 		    tcp_snd_cwnd(tp) > tp->snd_ssthresh)
 			tcp_snd_cwnd_set(tp, tp->snd_ssthresh);

@@ -36,18 +36,18 @@ static void test_congestion(void)
 	struct cubic_state s;
 
 	cubic_init(&s);
-	cubic_congestion(&s, 1000, 0);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA);
 	CHECK(s.last_max == 1000 && s.origin == 0, "first: %u", s.last_max);
-	cubic_congestion(&s, 900, 0);
+	cubic_congestion(&s, 900, 0, CUBIC_BETA);
 	CHECK(s.last_max == 765, "900 x 1741 / 2048: %u", s.last_max);
-	cubic_congestion(&s, 1100, 0);
+	cubic_congestion(&s, 1100, 0, CUBIC_BETA);
 	CHECK(s.last_max == 1100, "above: %u", s.last_max);
 	/* the path's BDP floors fast convergence, within the window */
-	cubic_congestion(&s, 1000, 950);
+	cubic_congestion(&s, 1000, 950, CUBIC_BETA);
 	CHECK(s.last_max == 950, "floor 950: %u", s.last_max);
-	cubic_congestion(&s, 900, 2000);
+	cubic_congestion(&s, 900, 2000, CUBIC_BETA);
 	CHECK(s.last_max == 900, "floor above the window: %u", s.last_max);
-	cubic_congestion(&s, 800, 100);
+	cubic_congestion(&s, 800, 100, CUBIC_BETA);
 	CHECK(s.last_max == 680, "floor below 0.85: 800 x 1741 / 2048 = %u", s.last_max);
 }
 
@@ -58,7 +58,7 @@ static void test_curve(void)
 	u32 cnt;
 
 	cubic_init(&s);
-	cubic_congestion(&s, 1000, 0);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA);
 	/* epoch at 5000 ms: K = cbrt(300 x 2.5e9) = 9085 ms; at t = 0 the
 	 * target is W(600) = 1000 - 8485^3 / 2.5e9 = 1000 - 244 = 756, so
 	 * cnt = 700 / 56 = 12
@@ -84,7 +84,7 @@ static void test_curve(void)
 	CHECK(cubic_window(&s, ~0U) > 1000, "W(max) %u", cubic_window(&s, ~0U));
 	/* a window above W_max at the epoch's start: K = 0, origin = cwnd */
 	cubic_init(&s);
-	cubic_congestion(&s, 100, 0);
+	cubic_congestion(&s, 100, 0, CUBIC_BETA);
 	cnt = cubic_cnt(&s, 120, 1, 7, 10);
 	CHECK(s.k_ms == 0 && s.origin == 120, "K %u origin %u", s.k_ms, s.origin);
 	/* never a reduction: at most 1 per 20 segments (tcp_cubic) */
@@ -101,7 +101,7 @@ static void test_cnt_kept(void)
 	u32 cnt;
 
 	cubic_init(&s);
-	cubic_congestion(&s, 1000, 0);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA);
 	/* the curve's first ACK: cnt 12 (test_curve), computed and kept */
 	cnt = cubic_cnt_cached(&s, &c, false, 700, 1, 5000, 600);
 	CHECK(cnt == 12 && c.cnt == 12 && c.cwnd == 700 && c.stamp_ms == 5000,
@@ -126,7 +126,7 @@ static void test_cnt_kept(void)
 	CHECK(cnt == 2, "not valid: cnt %u", cnt);
 	/* a reduction ends the epoch: the next ACK starts one, not kept */
 	c.cnt = 99;
-	cubic_congestion(&s, 701, 0);
+	cubic_congestion(&s, 701, 0, CUBIC_BETA);
 	cnt = cubic_cnt_cached(&s, &c, true, 701, 1, 5034, 600);
 	CHECK(cnt != 99 && s.epoch_ms == 5034, "new epoch: cnt %u epoch %u", cnt,
 	      s.epoch_ms);
@@ -141,7 +141,7 @@ static void test_reno_friendly(void)
 	u32 cnt;
 
 	cubic_init(&s);
-	cubic_congestion(&s, 100, 0);
+	cubic_congestion(&s, 100, 0, CUBIC_BETA);
 	cnt = cubic_cnt(&s, 100, 99, 1000, 10);
 	CHECK(cnt == 10000 && s.w_est == 100, "flat curve: cnt %u W_est %u", cnt, s.w_est);
 	cnt = cubic_cnt(&s, 100, 1, 1000, 10);
@@ -150,11 +150,52 @@ static void test_reno_friendly(void)
 	CHECK(cnt == 100, "Reno's cnt %u", cnt);
 	/* below W_max: alpha = 0.53, 1 per 700 x 1741 / 921 = 1323 segments */
 	cubic_init(&s);
-	cubic_congestion(&s, 1000, 0);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA);
 	cubic_cnt(&s, 700, 1322, 1, 600);
 	CHECK(s.w_est == 700, "W_est %u", s.w_est);
 	cubic_cnt(&s, 700, 1, 1, 600);
 	CHECK(s.w_est == 701 && s.w_est_acks == 0, "W_est %u", s.w_est);
+}
+
+/* alpha follows the beta of the epoch's reduction (RFC 9438 4.3):
+ * after 0.8, alpha = 3 x 0.2 / 1.8 = 1/3, 1 per 800 x 1843 / 615 = 2397
+ * segments; after a halving alpha = 1, 1 per cwnd; a mark's 0.8 that a
+ * loss took to 0.7 grows back as 0.7 (1 per 700 x 1741 / 921 = 1323).
+ */
+static void test_reno_friendly_beta(void)
+{
+	struct cubic_state s;
+
+	cubic_init(&s);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA_ECN);
+	cubic_cnt(&s, 800, 2396, 1, 600);
+	CHECK(s.w_est == 800, "0.8: W_est %u", s.w_est);
+	cubic_cnt(&s, 800, 1, 1, 600);
+	CHECK(s.w_est == 801 && s.w_est_acks == 0, "0.8: W_est %u acks %u", s.w_est,
+	      s.w_est_acks);
+
+	cubic_init(&s);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA_UNIT / 2);
+	cubic_cnt(&s, 500, 499, 1, 600);
+	CHECK(s.w_est == 500, "0.5: W_est %u", s.w_est);
+	cubic_cnt(&s, 500, 1, 1, 600);
+	CHECK(s.w_est == 501, "0.5: W_est %u", s.w_est);
+
+	cubic_init(&s);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA_ECN);
+	cubic_reduced_by(&s, CUBIC_BETA);
+	cubic_cnt(&s, 700, 1322, 1, 600);
+	CHECK(s.w_est == 700, "0.8 then 0.7: W_est %u", s.w_est);
+	cubic_cnt(&s, 700, 1, 1, 600);
+	CHECK(s.w_est == 701, "0.8 then 0.7: W_est %u", s.w_est);
+
+	/* beta is kept below 1 (alpha > 0); K still fits its 22 bits */
+	cubic_init(&s);
+	cubic_congestion(&s, 4000000000U, 0, CUBIC_BETA_UNIT);
+	CHECK(s.beta == CUBIC_BETA_UNIT - 1, "beta %u", s.beta);
+	cubic_cnt(&s, 1, 1, 1, 600);
+	CHECK(s.k_ms == cubic_cbrt((u64)3999999999U * CUBIC_MS3_PER_SEG),
+	      "K %u", s.k_ms);
 }
 
 static void test_idle(void)
@@ -164,7 +205,7 @@ static void test_idle(void)
 	cubic_init(&s);
 	cubic_idle(&s, 500, 1000);
 	CHECK(s.epoch_ms == 0 && !s.origin, "no epoch: nothing moves");
-	cubic_congestion(&s, 1000, 0);
+	cubic_congestion(&s, 1000, 0, CUBIC_BETA);
 	cubic_cnt(&s, 700, 1, 1000, 600);
 	cubic_idle(&s, 500, 3000);
 	CHECK(s.epoch_ms == 1500, "epoch %u", s.epoch_ms);
@@ -197,7 +238,7 @@ static u32 regain_ms(u32 w_max, u32 beta, u32 rtt_ms)
 	u32 cwnd = cubic_reduce(w_max, beta), acc = 0, now = 100, i;
 
 	cubic_init(&s);
-	cubic_congestion(&s, w_max, 0);
+	cubic_congestion(&s, w_max, 0, beta);
 	while (cwnd < w_max && now < 100 + 600000) {
 		u32 n = cwnd;
 
@@ -239,6 +280,7 @@ int main(void)
 	RUN(test_curve);
 	RUN(test_cnt_kept);
 	RUN(test_reno_friendly);
+	RUN(test_reno_friendly_beta);
 	RUN(test_idle);
 	RUN(test_bounded_recovery);
 	return check_done("test_cubic");

@@ -705,6 +705,17 @@ static void test_path_bdp(void)
 	CHECK(qd_ece_floor(&s, &P, 604999) == 0, "under 5 ms: %u",
 	      qd_ece_floor(&s, &P, 604999));
 	CHECK(qd_ece_floor(&s, &P, 600000) == 0, "no queue in sight");
+	/* and only while the flow has the bottleneck to itself: sent at a
+	 * packet every 709 x 0.9 = 638 us against a best of 400 us, under
+	 * 3/4 of it, is a share, and the mark is answered in full; against a
+	 * best of 500 us (over 3/4) the floor holds
+	 */
+	s.pkt_ns = 400000;
+	CHECK(qd_shared(&s) && qd_ece_floor(&s, &P, 605000) == 0, "shared: %u",
+	      qd_ece_floor(&s, &P, 605000));
+	s.pkt_ns = 500000;
+	CHECK(!qd_shared(&s) && qd_ece_floor(&s, &P, 605000) == 940, "alone: %u",
+	      qd_ece_floor(&s, &P, 605000));
 	s.min_rtt_us = QD_NONE;
 	CHECK(qd_ece_floor(&s, &P, 0xffffffffu) == 0, "no min RTT");
 	s.rate_ns = 1;

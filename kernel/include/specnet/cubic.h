@@ -28,9 +28,17 @@
  *                    returns cnt, the segments per increment of one, for
  *                    tcp_cong_avoid_ai()
  *   Reno-friendly    W_est grows by alpha = 3 (1 - beta) / (1 + beta) per
- *                    RTT (1 once it reaches W_max); where it is above the
- *                    cubic target the window follows it, so that on a short
- *                    path (small K) the flow is no slower than Reno
+ *                    RTT (1 once it reaches W_max), beta the one of the
+ *                    reduction that started the epoch (0.53 after 0.7,
+ *                    1/3 after 0.8, 1 after a halving), as RFC 9438 4.3
+ *                    derives alpha from beta so that the average window
+ *                    is Reno's; where it is above the cubic target the
+ *                    window follows it, so that on a short path (small K)
+ *                    the flow is no slower than Reno; 0.53 after a mark's
+ *                    0.8 would grow back faster than Reno's average
+ *                    window allows, on the short paths where this region
+ *                    sets the pace (docs/algorithms.md, "a shared
+ *                    bottleneck")
  *
  * Times are milliseconds of a caller's u32 clock (the module passes
  * jiffies_to_msecs(tcp_jiffies32)); differences are taken modulo 2^32.
@@ -60,7 +68,10 @@
 struct cubic_state {
 	u32 last_max;	/* W_max: the window before the last reduction */
 	u32 origin;	/* the curve's plateau, 0: no epoch under way */
-	u32 k_ms;	/* K: time from the epoch's start to the plateau */
+	u32 k_ms:22,	/* K: time from the epoch's start to the plateau
+			 * (a cube root of a u64: below 2^22)
+			 */
+	    beta:10;	/* beta of the last reduction, of CUBIC_BETA_UNIT */
 	u32 epoch_ms;	/* the epoch's start (the first ACK in CA) */
 	u32 w_est;	/* Reno-friendly window estimate, segments */
 	u32 w_est_acks;	/* segments delivered towards W_est's next + 1 */
@@ -75,7 +86,7 @@ struct cubic_cnt_cache {
 
 static inline void cubic_init(struct cubic_state *s)
 {
-	*s = (struct cubic_state){ 0 };
+	*s = (struct cubic_state){ .beta = CUBIC_BETA };
 }
 
 /* floor(cbrt(@a)), bit by bit (per reduction, not per ACK). */
@@ -104,8 +115,10 @@ static inline u32 cubic_reduce(u32 cwnd, u32 beta)
 }
 
 /*
- * A congestion reduction from @cwnd: W_max, with fast convergence; the
- * next ACK in congestion avoidance starts a new epoch. @floor (packets, 0:
+ * A congestion reduction from @cwnd by @beta (of CUBIC_BETA_UNIT, below
+ * it; the Reno-friendly region's alpha follows it): W_max, with fast
+ * convergence; the next ACK in congestion avoidance starts a new epoch.
+ * @floor (packets, 0:
  * none) is what the path has been delivering in a min RTT (qdelay.h's
  * qd_path_bdp()): fast convergence does not set the plateau below it (nor
  * above @cwnd). Fast convergence lowers W_max when a reduction comes
@@ -115,8 +128,10 @@ static inline u32 cubic_reduce(u32 cwnd, u32 beta)
  * step down to a plateau below the BDP the link has just delivered. A
  * newcomer's share shows in the delivery rate, so the floor follows it.
  */
-static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor)
+static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor,
+				    u32 beta)
 {
+	s->beta = min_t(u32, beta, CUBIC_BETA_UNIT - 1);
 	if (cwnd < s->last_max)
 		s->last_max = max_t(u32, (u32)(((u64)cwnd *
 						(CUBIC_BETA_UNIT + CUBIC_BETA)) /
@@ -125,6 +140,14 @@ static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor)
 	else
 		s->last_max = cwnd;
 	s->origin = 0;
+}
+
+/* The reduction cubic_congestion() noted turned out to be by @beta (a
+ * mark's 0.8 that a loss beside it takes to 0.7).
+ */
+static inline void cubic_reduced_by(struct cubic_state *s, u32 beta)
+{
+	s->beta = min_t(u32, beta, CUBIC_BETA_UNIT - 1);
 }
 
 /* The sender was idle for @idle_ms (no data in flight): the curve does not
@@ -190,8 +213,8 @@ static inline u32 cubic_cnt(struct cubic_state *s, u32 cwnd, u32 acked,
 
 	/* Reno-friendly region: 1 / alpha = (1 + beta) / (3 (1 - beta)) */
 	per = s->w_est >= s->last_max ? cwnd :
-	      (u32)div_u64((u64)cwnd * (CUBIC_BETA_UNIT + CUBIC_BETA),
-			   3 * (CUBIC_BETA_UNIT - CUBIC_BETA));
+	      (u32)min_t(u64, div_u64((u64)cwnd * (CUBIC_BETA_UNIT + s->beta),
+				      3 * (CUBIC_BETA_UNIT - s->beta)), ~0U);
 	per = max_t(u32, per, 1);
 	s->w_est_acks += acked;
 	if (s->w_est_acks >= per) {

@@ -794,18 +794,49 @@ static inline u32 qd_reduced_cwnd(const struct qd_state *s,
 }
 
 /*
+ * Whether the flow shares the bottleneck: it has been sending (the recent
+ * delivery rate, rate_ns, taken back to packets sent with the corruption
+ * baseline as qd_as_sent() does) less than three quarters of the most the
+ * path has delivered to it (pkt_ns). A lone flow whose window fills the
+ * pipe sends at the path's rate; a share of it means another sender, or a
+ * window below the BDP (where a cap above one BDP does not bind).
+ * Corruption takes its part of what a lone flow delivers, not of what it
+ * sends: at 10% and 20% the delivered rate alone read a lone GEO flow as
+ * sharing on up to half of the ACKs that met the one-BDP cap, and the
+ * 1.5-BDP cap let its queue reach 460 ms.
+ */
+static inline bool qd_shared(const struct qd_state *s)
+{
+	u32 base = min_t(u32, s->base_ppm, QD_PPM_UNIT / 2);
+	u64 ns;
+
+	if (s->rate_ns == QD_NONE || s->pkt_ns == QD_NONE)
+		return false;
+	ns = s->rate_ns;
+	if (s->quiet >= QD_BRK_WARMUP)
+		ns = div_u64(ns * (QD_PPM_UNIT - base), QD_PPM_UNIT);
+	return ns * 3 > (u64)s->pkt_ns * 4;
+}
+
+/*
  * The window an ECN mark may not take the window below: what the path
  * carries in a min RTT (qd_path_bdp_sent()), but only while the flow sees
  * the queue the mark reports, a smoothed RTT (@srtt_us) at least loss_us
- * above the min RTT; 0 (no floor) otherwise. A mark with no queue in
- * sight comes from a queue this flow cannot measure (one that stood before
- * it started, which its min RTT holds), and is answered in full.
+ * above the min RTT, and has the bottleneck to itself (not qd_shared());
+ * 0 (no floor) otherwise. A mark with no queue in sight comes from a
+ * queue this flow cannot measure (one that stood before it started, which
+ * its min RTT holds), and is answered in full. So is a mark on a shared
+ * bottleneck: the pipe the floor keeps full is then partly the others',
+ * and a flow that only gives back its own queue at each mark, while they
+ * give 0.3 of their windows, takes the link from them (0.62 of a 10
+ * Mbit/s RED bottleneck against CUBIC, 0.58 with the floor for lone
+ * flows only; docs/algorithms.md).
  */
 static inline u32 qd_ece_floor(const struct qd_state *s,
 			       const struct qd_params *p, u32 srtt_us)
 {
 	if (s->min_rtt_us == QD_NONE ||
-	    srtt_us < (u64)s->min_rtt_us + p->loss_us)
+	    srtt_us < (u64)s->min_rtt_us + p->loss_us || qd_shared(s))
 		return 0;
 	return qd_path_bdp_sent(s);
 }
@@ -834,31 +865,6 @@ static inline u32 qd_cwnd_cap_gain(const struct qd_state *s,
 				   const struct qd_params *p, u32 gain)
 {
 	return qd_cwnd_cap_q(s, p, gain, 0);
-}
-
-/*
- * Whether the flow shares the bottleneck: it has been sending (the recent
- * delivery rate, rate_ns, taken back to packets sent with the corruption
- * baseline as qd_as_sent() does) less than three quarters of the most the
- * path has delivered to it (pkt_ns). A lone flow whose window fills the
- * pipe sends at the path's rate; a share of it means another sender, or a
- * window below the BDP (where a cap above one BDP does not bind).
- * Corruption takes its part of what a lone flow delivers, not of what it
- * sends: at 10% and 20% the delivered rate alone read a lone GEO flow as
- * sharing on up to half of the ACKs that met the one-BDP cap, and the
- * 1.5-BDP cap let its queue reach 460 ms.
- */
-static inline bool qd_shared(const struct qd_state *s)
-{
-	u32 base = min_t(u32, s->base_ppm, QD_PPM_UNIT / 2);
-	u64 ns;
-
-	if (s->rate_ns == QD_NONE || s->pkt_ns == QD_NONE)
-		return false;
-	ns = s->rate_ns;
-	if (s->quiet >= QD_BRK_WARMUP)
-		ns = div_u64(ns * (QD_PPM_UNIT - base), QD_PPM_UNIT);
-	return ns * 3 > (u64)s->pkt_ns * 4;
 }
 
 /* The cap of growth in the first slow start: two BDPs plus the threshold. */

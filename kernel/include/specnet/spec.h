@@ -180,8 +180,8 @@ static inline enum spec_verdict spec_classify(const struct spec_params *p,
  * The slow-start threshold an ECN-Echo without loss sets: RFC 8511's
  * beta_ecn (0.8) of @cwnd, or half of it in slow start (@slow_start), but
  * not below @path_bdp, what the path carries in a min RTT while the flow
- * sees the marked queue (qdelay.h's qd_ece_floor(); 0: none), nor above
- * @cwnd.
+ * sees the marked queue and has the bottleneck to itself (qdelay.h's
+ * qd_ece_floor(); 0: none), nor above @cwnd.
  * A mark reports a queue; the part of @cwnd above the path's BDP is that
  * queue, so a window brought down to the BDP drains it with the link kept
  * busy. On a short path a marked queue is a large part of the window and
@@ -196,10 +196,22 @@ static inline enum spec_verdict spec_classify(const struct spec_params *p,
  * a mark halves the window").
  */
 #define SPEC_BETA_ECN_SS	(CUBIC_BETA_UNIT / 2)
+
+/* The decrease (of CUBIC_BETA_UNIT) a congestion verdict @v calls for:
+ * a mark's 0.8 (half in @slow_start), 0.7 for every other; what CUBIC's
+ * Reno-friendly region grows back from (cubic_congestion()).
+ */
+static inline u32 spec_target_beta(enum spec_verdict v, bool slow_start)
+{
+	if (v != SPEC_CONG_ECE)
+		return CUBIC_BETA;
+	return slow_start ? SPEC_BETA_ECN_SS : CUBIC_BETA_ECN;
+}
+
 static inline u32 spec_ece_ssthresh(u32 cwnd, u32 path_bdp, bool slow_start)
 {
-	return max_t(u32, cubic_reduce(cwnd, slow_start ? SPEC_BETA_ECN_SS :
-						 CUBIC_BETA_ECN),
+	return max_t(u32, cubic_reduce(cwnd, spec_target_beta(SPEC_CONG_ECE,
+							      slow_start)),
 		     min_t(u32, cwnd, path_bdp));
 }
 
@@ -235,7 +247,7 @@ static inline u32 spec_target_ssthresh(enum spec_verdict v, u32 cwnd,
 		return max_t(u32, cwnd, SPEC_MIN_CWND);
 	if (v == SPEC_CONG_ECE)
 		return spec_ece_ssthresh(cwnd, ece_floor, slow_start);
-	return cubic_reduce(cwnd, CUBIC_BETA);
+	return cubic_reduce(cwnd, spec_target_beta(v, slow_start));
 }
 
 /*
