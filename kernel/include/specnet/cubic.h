@@ -37,7 +37,7 @@
  *                    the flow is no slower than Reno; 0.53 after a mark's
  *                    0.8 would grow back faster than Reno's average
  *                    window allows, on the short paths where this region
- *                    sets the pace (docs/algorithms.md, "a shared
+ *                    sets the pace (docs/algorithms.md, "A shared
  *                    bottleneck")
  *
  * Times are milliseconds of a caller's u32 clock (the module passes
@@ -118,15 +118,15 @@ static inline u32 cubic_reduce(u32 cwnd, u32 beta)
  * A congestion reduction from @cwnd by @beta (of CUBIC_BETA_UNIT, below
  * it; the Reno-friendly region's alpha follows it): W_max, with fast
  * convergence; the next ACK in congestion avoidance starts a new epoch.
- * @floor (packets, 0:
- * none) is what the path has been delivering in a min RTT (qdelay.h's
- * qd_path_bdp()): fast convergence does not set the plateau below it (nor
- * above @cwnd). Fast convergence lowers W_max when a reduction comes
- * below the last one, the sign that a newcomer takes a share; a sender
- * draining its own slow-start overshoot in steps of 0.8 an RTT apart also
- * reduces below the last W_max each time, and would take 0.85 of each
- * step down to a plateau below the BDP the link has just delivered. A
- * newcomer's share shows in the delivery rate, so the floor follows it.
+ * @floor (packets, 0: none) is what the path has been delivering in a
+ * min RTT (qdelay.h's qd_path_bdp()): fast convergence does not set the
+ * plateau below it (nor above @cwnd). Fast convergence lowers W_max when
+ * a reduction comes below the last one, the sign that a newcomer takes a
+ * share; a sender draining its own slow-start overshoot in steps of 0.8
+ * an RTT apart also reduces below the last W_max each time, and would
+ * take 0.85 of each step down to a plateau below the BDP the link has just
+ * delivered. A newcomer's share shows in the delivery rate, so the floor
+ * follows it.
  */
 static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor,
 				    u32 beta)

@@ -829,8 +829,8 @@ static inline bool qd_shared(const struct qd_state *s)
  * bottleneck: the pipe the floor keeps full is then partly the others',
  * and a flow that only gives back its own queue at each mark, while they
  * give 0.3 of their windows, takes the link from them (0.62 of a 10
- * Mbit/s RED bottleneck against CUBIC, 0.58 with the floor for lone
- * flows only; docs/algorithms.md).
+ * Mbit/s RED bottleneck against CUBIC, 0.58-0.60 with the floor for lone
+ * flows only; docs/algorithms.md, "A shared bottleneck").
  */
 static inline u32 qd_ece_floor(const struct qd_state *s,
 			       const struct qd_params *p, u32 srtt_us)
