@@ -114,6 +114,15 @@ static inline u32 cubic_reduce(u32 cwnd, u32 beta)
 	return specnet_cwnd_scaled(cwnd, beta, CUBIC_BETA_UNIT);
 }
 
+/* The reduction under way is by @beta (of CUBIC_BETA_UNIT, below it):
+ * noted by cubic_congestion(), or later when it turns out to differ (a
+ * mark's 0.8 that a loss beside it takes to 0.7).
+ */
+static inline void cubic_reduced_by(struct cubic_state *s, u32 beta)
+{
+	s->beta = min_t(u32, beta, CUBIC_BETA_UNIT - 1);
+}
+
 /*
  * A congestion reduction from @cwnd by @beta (of CUBIC_BETA_UNIT, below
  * it; the Reno-friendly region's alpha follows it): W_max, with fast
@@ -131,7 +140,7 @@ static inline u32 cubic_reduce(u32 cwnd, u32 beta)
 static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor,
 				    u32 beta)
 {
-	s->beta = min_t(u32, beta, CUBIC_BETA_UNIT - 1);
+	cubic_reduced_by(s, beta);
 	if (cwnd < s->last_max)
 		s->last_max = max_t(u32, (u32)(((u64)cwnd *
 						(CUBIC_BETA_UNIT + CUBIC_BETA)) /
@@ -140,14 +149,6 @@ static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor,
 	else
 		s->last_max = cwnd;
 	s->origin = 0;
-}
-
-/* The reduction cubic_congestion() noted turned out to be by @beta (a
- * mark's 0.8 that a loss beside it takes to 0.7).
- */
-static inline void cubic_reduced_by(struct cubic_state *s, u32 beta)
-{
-	s->beta = min_t(u32, beta, CUBIC_BETA_UNIT - 1);
 }
 
 /* The sender was idle for @idle_ms (no data in flight): the curve does not
