@@ -1282,6 +1282,47 @@ def plots(out, records):
     return written
 
 
+def report(a, ap):
+    """--report DIR: the summary (and plots) of a run already made, from its
+    results.json alone; nothing runs, root is not needed."""
+    run_opts = ("suite", "scenario", "param", "ccs", "seconds", "reps", "out")
+    given = [o for o in run_opts if getattr(a, o)] + ["opt"] * bool(a.opt)
+    if given:
+        ap.error(f"--report runs nothing: not with --{given[0]}")
+    res = os.path.join(a.report, "results.json")
+    if not os.path.isfile(res):
+        raise SystemExit(f"specnet-bench: {a.report} has no results.json")
+    import jsonschema
+    from specnet_bench import publish
+    try:
+        validate(res)
+    except (ValueError, jsonschema.ValidationError) as e:
+        raise SystemExit(f"specnet-bench: {res}: not a bench run: "
+                         f"{getattr(e, 'message', e)}")
+    with open(res) as f:
+        run = json.load(f)
+    text = summary(run["meta"], run["records"])
+    path = os.path.join(a.report, "summary.md")
+    head = ""
+    if os.path.exists(path):
+        # a published run (docs/results/...) keeps publish.py's head: where,
+        # when and on what it ran
+        with open(path) as f:
+            old = f.read()
+        if re.match(publish.HEAD_RE, old) and "\n\n" in old:
+            head = old[:old.index("\n\n") + 2]
+    if run["meta"]["commit"] != lab.git_commit():
+        head += (f"Summary remade from results.json by `specnet-bench --report` at "
+                 f"commit {lab.git_commit()}: the run's figures, judged with that "
+                 "commit's targets.\n\n")
+    with open(path, "w") as f:
+        f.write(head + text)
+    pngs = [] if a.no_plots else plots(a.report, run["records"])
+    print(text)
+    print(f"report: {a.report}/summary.md" + "".join(f", {os.path.basename(p)}" for p in pngs))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="specnet-bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1302,7 +1343,13 @@ def main(argv=None):
                     help="results.json and summary.md only (no matplotlib)")
     ap.add_argument("--rate-budget", type=float, default=RATE_BUDGET,
                     help="sum of side-by-side bottleneck rates, bit/s")
+    ap.add_argument("--report", metavar="DIR",
+                    help="run nothing: remake DIR's summary.md (and plots unless "
+                         "--no-plots) from its results.json, with today's figures "
+                         "and targets")
     a = ap.parse_args(argv)
+    if a.report:
+        return report(a, ap)
     from specnet_bench import topos
     if a.scenario and not (a.param or a.ccs or a.opt):
         # the full suite's runs of this scenario (make bench SCENARIO=...)
