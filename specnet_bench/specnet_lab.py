@@ -629,15 +629,19 @@ def ss_limits(sock):
     "rwnd_limited_ms", "sndbuf_limited_ms"}, the kernel's cumulative
     tcp_info chronos (busy: time with data to send; rwnd/sndbuf limited:
     the part of it the peer's receive window or the own send buffer held
-    it back; ss prints a chrono only when it is not zero). None for a
-    socket that has not been busy."""
+    it back; ss prints a chrono only when it is not zero), and
+    "min_rtt_ms", the connection's least RTT, where ss shows it. None for
+    a socket that has not been busy."""
     def ms(key):
         m = re.match(r"(\d+)ms", str(sock.get(key, "0ms")))
         return int(m[1]) if m else 0
     if not ms("busy"):
         return None
-    return {"busy_ms": ms("busy"), "rwnd_limited_ms": ms("rwnd_limited"),
-            "sndbuf_limited_ms": ms("sndbuf_limited")}
+    out = {"busy_ms": ms("busy"), "rwnd_limited_ms": ms("rwnd_limited"),
+           "sndbuf_limited_ms": ms("sndbuf_limited")}
+    if isinstance(sock.get("minrtt"), (int, float)):
+        out["min_rtt_ms"] = sock["minrtt"]
+    return out
 
 
 # ---- Mininet nodes (anything with .cmd()) ----------------------------------

@@ -48,6 +48,9 @@ geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
               r2 [-lossy last hop-] h2; N flows h1 -> h2 share it
   * onoff:    h1 -100 Mbit/s- r1 -20 Mbit/s, 100-packet buffer- h2, with
               on/off background (specnet_bench/onoff.py) from h1
+  * rtt-mix:  h1 -100 Mbit/s- r1 -20 Mbit/s, fq_codel with ECN- h2; two
+              flows to two addresses of h2, one with a 50 ms RTT, one with
+              600 ms (the receiver delays the ACKs of each by its RTT)
   * red:      h1 -100 Mbit/s- r1 -1.5 Mbit/s, 59 ms RTT- h2, MTU 1052: the
               RED model's example path (docs/algorithms.md, RED model), 2 ECN
               flows with initial ssthresh 15; the queue is redopt at the
@@ -801,6 +804,54 @@ class FifoTopo(ChainTopo):
         return float(self.path_opts[p - 1].get("loss", 0.0)) / 100
 
 
+class RttMixTopo(ChainTopo):
+    """Two flows of different RTTs through one bottleneck: h1 -100 Mbit/s-
+    r1 -@rate, fq_codel with ECN- h2. Flow 0 has the RTT @rtt_ms, flow 1
+    @rtt2_ms; each sends to its own address of the receiver, and the
+    receiver's ACKs from the second address take the longer delay (its
+    egress: a prio qdisc with a netem band for each RTT, a u32 filter on
+    the source address). fq_codel's interval is the longer RTT (tc-fq_codel:
+    the worst-case RTT through the bottleneck), target 5 ms, limit 4 BDPs
+    at the longer RTT."""
+
+    RTT_MS, RTT2_MS = 50, 600
+
+    def chain_links(self, rtt2_ms=RTT2_MS, rate="20mbit", rtt_ms=RTT_MS, **_):
+        long = max(float(rtt_ms), float(rtt2_ms))
+        return [link("100mbit"),
+                link(rate, float(rtt_ms) / 2, queue=("fq_codel", round(long), "ecn"),
+                     limit=max(64, round(4 * self.bdp_frames(rate, long))))]
+
+    def flows(self, p):
+        return 2
+
+    def flow_rtt_ms(self, p, i):
+        """The base RTT of flow @i of path @p."""
+        o = self.path_opts[p - 1]
+        return float(o.get("rtt2_ms", self.RTT2_MS) if i else o.get("rtt_ms", self.RTT_MS))
+
+    def flow_dst(self, p, i):
+        """Flow @i's address on path @p's receiver."""
+        return f"10.{p}.{len(self.chains[p - 1])}.{10 + i}"
+
+    def configure(self, net):
+        super().configure(net)
+        for p in range(1, self.paths + 1):
+            rcv = self.receiver(net, p)
+            intf = rcv.intfList()[0]
+            for i in range(self.flows(p)):
+                self._cmd(rcv, f"ip addr add {self.flow_dst(p, i)}/24 dev {intf}")
+            # in place of the link's netem: band 1 (everything, ARP too) at
+            # flow 0's RTT, band 2 at flow 1's
+            self._cmd(rcv, f"tc qdisc replace dev {intf} root handle 1: prio bands 2 "
+                           "priomap " + " ".join(["0"] * 16))
+            for band in (0, 1):
+                self._cmd(rcv, f"tc qdisc add dev {intf} parent 1:{band + 1} netem "
+                               f"delay {self.flow_rtt_ms(p, band):g}ms limit 100000")
+            self._cmd(rcv, f"tc filter add dev {intf} parent 1: protocol ip prio 1 u32 "
+                           f"match ip src {self.flow_dst(p, 1)}/32 flowid 1:2")
+
+
 class OnoffTopo(ChainTopo):
     """One 20 Mbit/s bottleneck with a 100-packet tail-drop buffer, 50 ms
     RTT; the runner adds heavy-tailed on/off UDP background from h1."""
@@ -901,4 +952,4 @@ class RedTopo(ChainTopo):
 topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "geo-aqm": GeoAqmTopo,
          "geo-taildrop": GeoTaildropTopo, "leo": LeoTopo, "hybrid": HybridTopo,
          "cpecn": CpecnTopo, "dumbbell": DumbbellTopo, "onoff": OnoffTopo, "red": RedTopo,
-         "fifo-share": FifoTopo}
+         "fifo-share": FifoTopo, "rtt-mix": RttMixTopo}

@@ -6,7 +6,10 @@ ceiling_nominal_bps, ceiling_bps, lossy_pkts, lossy_discarded, with
 plausible counters, a cpecn record, the scenario added after the run, and
 the two flow records of a tiny fifo-share case, spec against cubic, from
 `specnet-bench --scenario fifo-share --param 1 --ccs spec --opt vs=cubic
---seconds 3` in the 6.1 guest at commit d73ca29).
+--seconds 3` in the 6.1 guest at commit d73ca29, and those of a tiny
+rtt-mix case, two cubic flows of 50 and 600 ms, from `specnet-bench
+--scenario rtt-mix --param 600 --ccs cubic --seconds 6` in the 6.1 guest
+on b5453d3 with the scenario added).
 The report is plain Python over results.json, the same on every kernel;
 the VM test (tests/integration/test_bench.py) runs the scenarios with
 --no-plots, as matplotlib under TCG costs minutes per guest.
@@ -481,6 +484,58 @@ def test_targets_say_by_how_much(tmp_path):
             "equal goodput (within 5%): average queue 0.50 [0.50-0.75]x classic RED's (per run: "
             "0.50, 0.75, 0.50), goodput 1.00 [1.00-1.00]x (3 reps), queue target <= 0.80: met "
             "by 0.30; goodput |ratio - 1| target <= 0.05: met by 0.05; met") in tl
+
+
+def test_rtt_mix_and_dumbbell_share_targets(tmp_path):
+    # rtt-mix, two spec flows: 15 + 5 Mbit/s (Jain 400/500 = 0.8) and
+    # 12 + 8 (Jain 0.962): median 0.881, met by 0.081; the 50 ms flow's
+    # share 0.75 and 0.6. Two cubic flows are shown, not judged. dumbbell at
+    # 50 ms, spec against bbr: shares 0.2 and 0.3, median 0.25 < 0.3;
+    # against cubic 0.55: met by 0.05
+    recs = []
+    for rep, (a, b) in ((1, (15e6, 5e6)), (2, (12e6, 8e6))):
+        for f, g in enumerate((a, b)):
+            recs.append(rec("rtt-mix", 600, "spec", rep, g, f, ceil=19e6))
+            recs.append(rec("rtt-mix", 600, "cubic", rep, g, f, ceil=19e6))
+    for vs, shares in (("bbr", (0.2, 0.3)), ("cubic", (0.55, 0.55))):
+        o = {"vs": vs, "delay_ms": 25}
+        for rep, sh in enumerate(shares, 1):
+            recs += [rec("dumbbell", 2, "spec", rep, sh * 10e6, 0, opts=o, ceil=10e6),
+                     rec("dumbbell", 2, "spec", rep, (1 - sh) * 10e6, 1, vs, opts=o,
+                         ceil=10e6)]
+    for r in recs:
+        r["rtt_ms"] = 50.0
+    valid(recs, tmp_path)
+    tl = bench.targets(recs)
+    assert ("- rtt-mix, two spec flows, 50 ms and 600 ms: Jain >= 0.8: Jain 0.881 "
+            "[0.800-0.962], share of the 50 ms flow 0.68 [0.60-0.75] (2 reps), target "
+            ">= 0.800: met by 0.081") in tl
+    assert not [t for t in tl if "two cubic flows" in t]
+    assert ("- dumbbell 50 ms, spec against bbr: spec's share >= 30%: share 0.25 [0.20-0.30] "
+            "(2 reps), target >= 0.30: missed by 0.05") in tl
+    assert ("- dumbbell 50 ms, spec against cubic: spec's share <= 60%: share 0.55 "
+            "[0.55-0.55] (2 reps), target <= 0.60: met by 0.05") in tl
+    text = bench.summary(META, recs)
+    assert "Jain 0.88 [0.80-0.96], share 0.68 [0.60-0.75]" in text.split("## rtt-mix")[1]
+
+
+def test_rtt_mix_path_two_rtts_through_one_fq_codel():
+    """Flow 0 at 50 ms, flow 1 at 600 ms, each to its own address; the
+    bottleneck fq_codel with ECN, its interval the longer RTT, its limit 4
+    BDPs at it (20 Mbit/s x 600 ms: 991 frames of 1514 bytes)."""
+    from specnet_bench import topos
+    t = topos.RttMixTopo(paths=2, per_path=[{"rtt2_ms": 600}, {"rtt2_ms": 300}])
+    (a, neck), (_, neck2) = t.chains
+    assert a["rate"] == "100mbit" and neck["rate"] == "20mbit"
+    assert neck["queue"] == ("fq_codel", 600, "ecn") and neck["limit"] == 3963
+    assert neck2["queue"] == ("fq_codel", 300, "ecn")
+    assert t.rtt_ms(1) == 50 and t.flows(1) == 2
+    assert [t.flow_rtt_ms(1, i) for i in (0, 1)] == [50, 600]
+    assert t.flow_rtt_ms(2, 1) == 300
+    assert [t.flow_dst(2, i) for i in (0, 1)] == ["10.2.2.10", "10.2.2.11"]
+    assert "fq_codel limit 3963 target 5ms interval 600ms ecn" == \
+        topos.queue_tc(neck["queue"], neck["limit"], neck["rate"])
+    assert bench.topo_opts("rtt-mix") == {"rate", "rtt_ms"}
 
 
 def test_red_suite_the_models_cases_beside_classic_red():

@@ -109,5 +109,9 @@ def test_limits_parse_what_ss_prints():
                         "rwnd_limited:2345ms(3.9%) sndbuf_limited:12ms(0.0%) cwnd:10\n")
     assert lab.ss_limits(s) == {"busy_ms": 60000, "rwnd_limited_ms": 2345,
                                 "sndbuf_limited_ms": 12}
+    (s,) = lab.parse_ss("0 0 10.0.0.1:5201 10.0.0.2:40000\n\t cubic rtt:612.5/3.1 "
+                        "minrtt:600.25 busy:60000ms cwnd:10\n")
+    assert lab.ss_limits(s) == {"busy_ms": 60000, "rwnd_limited_ms": 0,
+                                "sndbuf_limited_ms": 0, "min_rtt_ms": 600.25}
     (idle,) = lab.parse_ss("0 0 10.0.0.1:5201 10.0.0.2:40000\n\t cubic cwnd:10\n")
     assert lab.ss_limits(idle) is None

@@ -129,6 +129,16 @@ def test_tiny_run_every_scenario_validates_and_resumes():
         want = sum(g) ** 2 / (len(g) * sum(x * x for x in g))
         assert len(dumb) == 2 and all(abs(r["jain"] - want) <= 1e-9 * want for r in dumb), \
             (want, dumb[0]["jain"], g)
+        # rtt-mix: two flows through one bottleneck, each at its own RTT
+        # (iperf3's mean RTT, the queue included; and tcp_info's least RTT
+        # where ss read the flow while it was open)
+        mix = sorted((r for r in recs if r["scenario"] == "rtt-mix"), key=lambda r: r["flow"])
+        assert [r["rtt_ms"] for r in mix] == [50, 600], mix
+        assert 50 <= mix[0]["mean_rtt_ms"] < 400 and 600 <= mix[1]["mean_rtt_ms"] < 1000, \
+            [r["mean_rtt_ms"] for r in mix]
+        for r in mix:
+            least = (r.get("tcp_limited") or {}).get("min_rtt_ms")
+            assert least is None or r["rtt_ms"] <= least <= r["rtt_ms"] + 100, (r["flow"], least)
         with open(os.path.join(out, "summary.md")) as f:
             text = f.read()
         for s in topos.topos:
