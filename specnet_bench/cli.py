@@ -874,8 +874,8 @@ def summary(meta, records):
               "row's paths), the ceiling the realized one (the nominal one where the counters "
               "gave no PER); the row gives their median [min-max] over the row's paths, a "
               "cell's 'ceil' is against its own path's. Jain over a case's flows; share of "
-              "the first flow (against cubic or bbr; rtt-mix: the shorter RTT's); rtx: retransmitted bytes / bytes sent; red: CE "
-              "marks, congestion drops (all the bottleneck queue's drops: early/forced/overflow "
+              "the first flow (against cubic or bbr; rtt-mix: the shorter RTT's); rtx: "
+              "retransmitted bytes / bytes sent; red: CE marks, congestion drops (all the bottleneck queue's drops: early/forced/overflow "
               "for redopt), average queue in packets and its queueing delay, after the first "
               "sixth of the flows; geo: the bottleneck's average and 95th-percentile queueing "
               "delay (one flow a path: the flow's own), and 'ceil from T s': the goodput at "
@@ -1148,11 +1148,10 @@ def targets(records):
             line(f"dumbbell {rtt:g} ms, {cc} against {vs}: {cc}'s share {op} {want:.0%}",
                  f"share {x['share'].fmt()}", verdict(x["share"].med, op, want)[1], [x])
         if scen == "rtt-mix" and cc == "spec" and x["jain"] is not None:
-            o = json.loads(opts)
-            line(f"rtt-mix, two spec flows, {o.get('rtt_ms', 50):g} ms and {v:g} ms: "
-                 f"Jain >= {RTT_MIX_JAIN}",
-                 f"Jain {x['jain'].fmt('{:.3f}')}, share of the {o.get('rtt_ms', 50):g} ms "
-                 f"flow {x['share'].fmt()}",
+            rtt = x["reps"][min(x["reps"])]["rtt_ms"]      # the first flow's
+            line(f"rtt-mix, two spec flows, {rtt:g} ms and {v:g} ms: Jain >= {RTT_MIX_JAIN}",
+                 f"Jain {x['jain'].fmt('{:.3f}')}, share of the {rtt:g} ms flow "
+                 f"{x['share'].fmt()}",
                  verdict(x["jain"].med, ">=", RTT_MIX_JAIN, "{:.3f}")[1], [x])
     for (scen, opts, v, cc), x in sorted(st.items(), key=str):
         if scen != "fifo-share" or cc not in ("spec", "cpecn"):
