@@ -1341,9 +1341,10 @@ def report(a, ap):
             old = f.read()
         if re.match(publish.HEAD_RE, old) and "\n\n" in old:
             head = old[:old.index("\n\n") + 2]
-    if run["meta"]["commit"] != lab.git_commit():
+    commit = lab.git_commit()
+    if run["meta"]["commit"] != commit:
         head += (f"Summary remade from results.json by `specnet-bench --report` at "
-                 f"commit {lab.git_commit()}: the run's figures, judged with that "
+                 f"commit {commit}: the run's figures, judged with that "
                  "commit's targets.\n\n")
     with open(path, "w") as f:
         f.write(head + text)

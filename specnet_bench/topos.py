@@ -804,7 +804,26 @@ class FifoTopo(ChainTopo):
         return float(self.path_opts[p - 1].get("loss", 0.0)) / 100
 
 
-class RttMixTopo(ChainTopo):
+class FlowAddrTopo(ChainTopo):
+    """A chain whose flows each send to an address of their own on the
+    receiver (10.<path>.<last link>.<10 + flow>), so that a route or a
+    filter can tell them apart."""
+
+    def flow_dst(self, p, i):
+        """Flow @i's address on path @p's receiver."""
+        return f"10.{p}.{len(self.chains[p - 1])}.{10 + i}"
+
+    def add_flow_addresses(self, net, p):
+        """Give path @p's receiver its flows' addresses; returns its
+        interface."""
+        rcv = self.receiver(net, p)
+        intf = rcv.intfList()[0]
+        for i in range(self.flows(p)):
+            self._cmd(rcv, f"ip addr add {self.flow_dst(p, i)}/24 dev {intf}")
+        return intf
+
+
+class RttMixTopo(FlowAddrTopo):
     """Two flows of different RTTs through one bottleneck: h1 -100 Mbit/s-
     r1 -@rate, fq_codel with ECN- h2. Flow 0 has the RTT @rtt_ms, flow 1
     @rtt2_ms; each sends to its own address of the receiver, and the
@@ -830,17 +849,11 @@ class RttMixTopo(ChainTopo):
         o = self.path_opts[p - 1]
         return float(o.get("rtt2_ms", self.RTT2_MS) if i else o.get("rtt_ms", self.RTT_MS))
 
-    def flow_dst(self, p, i):
-        """Flow @i's address on path @p's receiver."""
-        return f"10.{p}.{len(self.chains[p - 1])}.{10 + i}"
-
     def configure(self, net):
         super().configure(net)
         for p in range(1, self.paths + 1):
             rcv = self.receiver(net, p)
-            intf = rcv.intfList()[0]
-            for i in range(self.flows(p)):
-                self._cmd(rcv, f"ip addr add {self.flow_dst(p, i)}/24 dev {intf}")
+            intf = self.add_flow_addresses(net, p)
             # in place of the link's netem: band 1 (everything, ARP too) at
             # flow 0's RTT, band 2 at flow 1's
             self._cmd(rcv, f"tc qdisc replace dev {intf} root handle 1: prio bands 2 "
@@ -860,7 +873,7 @@ class OnoffTopo(ChainTopo):
         return [link("100mbit"), link(rate, float(rtt_ms) / 2, limit=100)]
 
 
-class RedTopo(ChainTopo):
+class RedTopo(FlowAddrTopo):
     """The RED model's paths (docs/algorithms.md, RED model), one of CASES
     (@case): a bottleneck of the case's rate and RTT, MTU 1052 (MSS 1000),
     and one ECN flow per entry of the case's ssthresh list, each to its own
@@ -932,18 +945,13 @@ class RedTopo(ChainTopo):
     def flows(self, p):
         return len(self.ssthresh(p))
 
-    def flow_dst(self, p, i):
-        """Flow @i's address on path @p's receiver (its own route)."""
-        return f"10.{p}.{len(self.chains[p - 1])}.{10 + i}"
-
     def configure(self, net):
         super().configure(net)
         for p in range(1, self.paths + 1):
             snd, rcv = self.sender(net, p), self.receiver(net, p)
-            intf = rcv.intfList()[0]
+            self.add_flow_addresses(net, p)
             for i, sst in enumerate(self.ssthresh(p)):
                 dst = self.flow_dst(p, i)
-                self._cmd(rcv, f"ip addr add {dst}/24 dev {intf}")
                 lab.route_ssthresh(lambda c: self._cmd(snd, c), lambda c: self._cmd(rcv, c),
                                    f"add {dst}/32 via 10.{p}.1.2", dst, sst,
                                    port=lab.PRIMER_PORT + i)
