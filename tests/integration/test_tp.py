@@ -12,8 +12,10 @@ Bottleneck: 10 Mbit/s (htb) with a 100-packet FIFO, 40 ms RTT (netem on the
 ACK path). 10 rather than 20 Mbit/s: two such paths run
 side by side in one TCG vCPU with their background sources.
 """
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -127,29 +129,57 @@ def test_load_twice_and_rmmod_in_use(tp):
 
 # ---- the window from the prediction ------------------------------------
 
-def watch_ss(chain, out, stop, period=0.25):
-    while not stop.is_set():
-        text = lab.sh(f"ss -tin dst {chain.ip('rcv')}", ns=chain.ns("snd"))
-        now = time.monotonic()
-        for s in lab.parse_ss(text):
-            if isinstance(s.get("bbr"), dict) and "cwnd" in s:
-                out.append((now, float(s["bbr"].get("pacing_gain", 0)), s["cwnd"],
-                            float(s["bbr"].get("cwnd_gain", 0))))
-        time.sleep(period)
+# sock_diag (linux/inet_diag.h): what `ss -ti` asks for, a tp socket's
+# tcp_info and its info in the BBR layout
+INET_DIAG_EXT = (1 << (2 - 1)) | (1 << (3 - 1)) | (1 << (4 - 1))  # INFO, VEGASINFO, CONG
+TCP_ESTABLISHED = 1
+
+
+@contextlib.contextmanager
+def watching_ss(chain, period=0.25):
+    """What `ss -ti` shows of the sender's tp connections to the receiver,
+    read every @period seconds while the block runs: yields a list that
+    gets one (time, pacing_gain, cwnd, cwnd_gain) per tp socket and reading
+    (tp's N and its ring's fill in the BBR layout, as ss prints them). The
+    readings are ss's own sock_diag request, from one thread in this
+    process, not an `ss` per reading: under a TCG guest busy with the flow
+    an ss took 1.5-4 s to start, and a 16 s flow once got its first
+    reading after the ring had filled (~5 s)."""
+    from pyroute2 import DiagSocket
+
+    seen, stop = [], threading.Event()
+    with lab.in_netns(f"/run/netns/{chain.ns('snd')}"):
+        ds = DiagSocket()
+    ds.bind()
+    dst = chain.ip("rcv")
+
+    def loop():
+        while not stop.is_set():
+            now = time.time()
+            for m in ds.get_sock_stats(family=socket.AF_INET, states=1 << TCP_ESTABLISHED,
+                                       extensions=INET_DIAG_EXT):
+                bbr, info = m.get_attr("INET_DIAG_BBRINFO"), m.get_attr("INET_DIAG_INFO")
+                if m["idiag_dst"] == dst and m.get_attr("INET_DIAG_CONG") == "tp" and bbr \
+                        and info:
+                    seen.append((now, bbr["bbr_pacing_gain"] / 256, info["tcpi_snd_cwnd"],
+                                 bbr["bbr_cwnd_gain"] / 256))
+            stop.wait(period)
+    w = threading.Thread(target=loop)
+    w.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        w.join()
+        ds.close()
 
 
 def traced_flow(chain, seconds):
     """One tp flow with `ss -ti` read every 250 ms: (report with the
     receiver's intervals, samples)."""
     receiver(chain.ns("rcv"))
-    seen, stop = [], threading.Event()
-    w = threading.Thread(target=watch_ss, args=(chain, seen, stop))
-    w.start()
-    try:
+    with watching_ss(chain) as seen:
         rep = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), "tp", seconds, extra=RECEIVED)
-    finally:
-        stop.set()
-        w.join()
     return rep, seen
 
 
@@ -185,6 +215,7 @@ def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     ready = [s for s in seen if s[3] == 20]
     bdp = RATE_MBIT * 1e6 * RTT_MS / 1e3 / (8 * 1500)
     figure("goodput Mbit/s", round(g / 1e6, 2))
+    figure("ss readings with the ring filling, full", [len(seen) - len(ready), len(ready)])
     figure("N samples (predicting)", sorted({s[1] for s in ready}))
     figure("cwnd median / BDP", round(sorted(s[2] for s in ready)[len(ready) // 2] / bdp, 2)
            if ready else None)
@@ -213,16 +244,8 @@ def onoff_run(secs, cc):
     try:
         lab.iperf3_server(ch.ns("rcv"))
         bg = start_onoff(ch, secs + 3, seed=7, sources=6)
-        seen, stop = [], threading.Event()
-        w = threading.Thread(target=watch_ss, args=(ch, seen, stop, 0.5)) if cc == "tp" else None
-        if w:
-            w.start()
-        try:
+        with (watching_ss(ch, 0.5) if cc == "tp" else contextlib.nullcontext([])) as seen:
             rep = lab.iperf3_client(ch.ns("snd"), ch.ip("rcv"), cc, secs)
-        finally:
-            stop.set()
-            if w:
-                w.join()
         load = json.loads(bg.communicate(timeout=60)[0])
         n = counters(ch) if cc == "tp" else None
     finally:
