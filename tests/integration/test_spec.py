@@ -720,6 +720,12 @@ def marked_loss_flow():
     end = next((k for k in range(i, len(evs)) if evs[k]["t"] > t0 + 0.15), len(evs))
     j = next((j for j in range(max(i, 1), end)
               if evs[j]["ssthresh"] != evs[j - 1]["ssthresh"]), None)
+    if j is None and evs[i]["ssthresh"] < INFINITE_SSTHRESH and min(later) < evs[i]["cwnd"]:
+        # the congestion verdict (counted above) set the ssthresh the
+        # first slow start's end had left: both are the path's BDP (41
+        # packets: cwnd 49 -> 47 -> ..., ssthresh 41 throughout, once on
+        # 6.12), and the window came down towards it
+        return evs[i]["cwnd"], evs[i]["ssthresh"], min(later), pre, n, around
     assert j is not None, f"no reduction: {n}; {around}"
     return evs[j - 1]["cwnd"], evs[j]["ssthresh"], min(later), pre, n, around
 
