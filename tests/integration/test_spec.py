@@ -610,12 +610,18 @@ def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
     then_ce = functools.partial(blackout, then=lambda ch: lab.inject(ch, "rtr", ce_first=True))
     c = wnd_limited_chain()
     try:
-        evs, _ = run_flow(c, "spec", seconds=10, during=then_ce)
+        # 14 s: under a starved guest the blackout's end can fall after
+        # two backoffs (1.2 + 2.4 s), and a 10 s flow once ended before
+        # the retransmission's ACK
+        evs, _ = run_flow(c, "spec", seconds=14, during=then_ce)
         assert lab.nft_counters(c, "rtr") == [1], "no packet was CE-marked"
         i = rto_index(evs)
         pre = evs[i - 1]["cwnd"]  # the window at the RTO, as above
         # the first ACK that moves snd_una after the RTO carries the ECE
-        ack = next(j for j in range(i + 1, len(evs)) if evs[j]["snd_una"] != evs[i]["snd_una"])
+        ack = next((j for j in range(i + 1, len(evs))
+                    if evs[j]["snd_una"] != evs[i]["snd_una"]), None)
+        assert ack is not None, (f"no ACK after the RTO at {evs[i]['t'] - evs[0]['t']:.2f} s: "
+                                 f"the trace ends at {evs[-1]['t'] - evs[0]['t']:.2f} s")
         t = evs[ack]["t"]
         soon = [e["cwnd"] for e in evs[ack:] if e["t"] <= t + 2 * RTT]
         ss = {e["ssthresh"] for e in evs[ack + 1:] if e["t"] <= t + 2 * RTT}
