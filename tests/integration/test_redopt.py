@@ -741,12 +741,14 @@ def adaptive_run():
             time.sleep(start)
             lab.iperf3_client(c.ns("snd"), c.ip("rcv"), "reno", secs, port=port)
             ended[port] = time.time() - t0
-        # phases of 6, 16, 10 and 16 s as planned: under a loaded TCG guest
-        # the three later clients have started 7-10 s late and apart; with
+        # phases of 6, 16, 14 and 20 s as planned: under a loaded TCG guest
+        # the three later clients have started 7-12 s late and apart; with
         # 12 s for the 4-flow phase and 4 s for the last, the 4-flow phase
         # kept one settled sample, and the 2-flow phase none once (the
-        # first flow ended before the second)
-        plan = [(5301, 0, 48), (5302, 6, 26), (5303, 6, 16), (5304, 6, 16)]
+        # first flow ended before the second); with 10 s planned for the
+        # 2-flow phase, the second client 9 s late and the others 11-12 s
+        # left it 5.4 s and no settled sample
+        plan = [(5301, 0, 56), (5302, 6, 30), (5303, 6, 16), (5304, 6, 16)]
         ts = [threading.Thread(target=flow, args=p) for p in plan]
         [t.start() for t in ts]
         [t.join() for t in ts]
