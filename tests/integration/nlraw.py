@@ -6,7 +6,8 @@ kernel's answer as JSON: {"error": errno (0 = ok), "msg": extack message}.
 
 Used by the tc-testing-style cases to send what tc would never send
 (malformed, missing or read-only attributes) and check the extack answer.
-Run it inside the namespace that holds DEV (ip netns exec).
+Run it inside the namespace that holds DEV (ip netns exec), or call
+request() from a thread in that namespace.
 """
 import json
 import os
@@ -72,23 +73,25 @@ def encode(spec):
         elif kind == "raw":
             p = bytes.fromhex(value)
         else:
-            raise SystemExit(f"unknown kind {kind}")
+            raise ValueError(f"unknown kind {kind}")
         out += nla(t, p)
     return out
 
 
-def main():
-    dev, spec = sys.argv[1], json.loads(sys.argv[2])
+def request(dev, spec):
+    """Send the RTM_NEWQDISC of @spec for @dev (in this thread's network
+    namespace) and return the kernel's answer: {"error": errno, "msg":
+    extack message}."""
     flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL
     tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, socket.if_nametoindex(dev), 0,
                       TC_H_ROOT, 0)
     body = tcm + nla(TCA_KIND, b"redopt\0") + nla(TCA_OPTIONS | NLA_F_NESTED, encode(spec))
     msg = struct.pack("=IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
-    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
-    s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-    s.bind((0, 0))
-    s.send(msg)
-    data = s.recv(65536)
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE) as s:
+        s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        s.bind((0, 0))
+        s.send(msg)
+        data = s.recv(65536)
     ln, mtype, mflags, _, _ = struct.unpack_from("=IHHII", data, 0)
     assert mtype == NLMSG_ERROR, mtype
     (err,) = struct.unpack_from("=i", data, 16)
@@ -98,7 +101,11 @@ def main():
         for atype, payload in attrs(data[off:ln]):
             if atype == NLMSGERR_ATTR_MSG:
                 msg_text = payload.split(b"\0")[0].decode()
-    print(json.dumps({"error": -err, "msg": msg_text}))
+    return {"error": -err, "msg": msg_text}
+
+
+def main():
+    print(json.dumps(request(sys.argv[1], json.loads(sys.argv[2]))))
 
 
 if __name__ == "__main__":

@@ -27,10 +27,11 @@ import pytest
 
 from specnet_bench import specnet_lab as lab
 
+import nlraw        # tests/integration/, on pytest's path
+
 TC_LIB = lab.TC_LIB
 SPECCTL = os.path.join(lab.TOP, "build", "userspace", "specctl")
 TC = f"TC_LIB_DIR={TC_LIB} tc"
-NLRAW = os.path.join(os.path.dirname(__file__), "nlraw.py")
 UAPI = os.path.join(lab.TOP, "kernel", "include", "uapi", "specnet", "redopt.h")
 EXAMPLE = "bandwidth 1.5mbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 window 38"
 
@@ -51,17 +52,29 @@ def redopt(_redopt_module):
         lab.load_module("sch_redopt")
 
 
-@pytest.fixture
-def dummy():
-    """A namespace with a dummy device d0 (the cases' DEV)."""
+@pytest.fixture(scope="module")
+def _tc_netns():
+    """One namespace for the control-plane cases of this file."""
     ns = lab.uniq("sn") + "-tc"
     lab.run("modprobe dummy")
     lab.sh(f"ip netns add {ns}")
+    yield ns
+    lab.run(f"ip netns del {ns}")
+
+
+@pytest.fixture
+def dummy(_tc_netns):
+    """A fresh dummy device d0 (the cases' DEV) in the file's namespace,
+    which this fixture returns: a device of its own per test, so that no
+    qdisc outlives its test. Under TCG a namespace per test and
+    `ip netns exec` per command cost 2.5 s a test (a process start each is
+    0.3-0.5 s, python3's 1 s), hence one namespace and `tc -n`."""
+    ns = _tc_netns
+    lab.sh(f"ip -n {ns} link add d0 up type dummy")
     try:
-        lab.sh("ip link add d0 type dummy && ip link set d0 up", ns=ns)
         yield ns
     finally:
-        lab.run(f"ip netns del {ns}")
+        lab.run(f"ip -n {ns} link del d0")
 
 
 # ---- tc-testing-style cases ---------------------------------------------------
@@ -178,14 +191,14 @@ def test_tc_case(redopt, dummy, case):
     cid, name, setup, cmd, want_rc, verify, regex, count = case
 
     def expand(c):
-        return c.replace("TC ", TC + " ").replace("DEV", "d0")
+        return c.replace("TC ", f"{TC} -n {dummy} ").replace("DEV", "d0")
     for s in setup:
-        lab.sh(expand(s), ns=dummy)
-    rc, out, err = lab.run(expand(cmd), ns=dummy)
+        lab.sh(expand(s))
+    rc, out, err = lab.run(expand(cmd))
     assert rc == want_rc, f"{cid} {name}: `{cmd}` exit {rc} (want {want_rc}): {out}{err}"
     if want_rc:
         assert err.strip(), f"{cid}: failed without a message"
-    _, vout, _ = lab.run(expand(verify), ns=dummy)
+    _, vout, _ = lab.run(expand(verify))
     found = len(re.findall(regex, vout))
     assert found == count, f"{cid} {name}: /{regex}/ matched {found}x (want {count}) in:\n{vout}"
 
@@ -260,14 +273,14 @@ NL_CASES = [
 @pytest.mark.parametrize("case", NL_CASES, ids=[c[0].replace(" ", "_") for c in NL_CASES])
 def test_netlink_validation(redopt, dummy, case):
     name, spec, want_err, want_msg = case
-    out = lab.sh(f"python3 {NLRAW} d0 '{json.dumps(spec)}'", ns=dummy)
-    res = json.loads(out)
+    with lab.in_netns(f"/run/netns/{dummy}"):
+        res = nlraw.request("d0", spec)
     if want_err == 0:
         assert res["error"] == 0, res
         return
     assert res["error"] == want_err, f"{name}: errno {res['error']} (want {want_err}): {res}"
     assert want_msg in res["msg"], f"{name}: extack {res['msg']!r} (want {want_msg!r}): {res}"
-    assert "redopt" not in lab.sh("tc qdisc show dev d0", ns=dummy), "created anyway"
+    assert "redopt" not in lab.sh(f"tc -n {dummy} qdisc show dev d0"), "created anyway"
 
 
 # The kernel's own dump of the root qdisc of DEV (argv[1]), read raw from
@@ -315,8 +328,8 @@ def test_uapi_header_is_the_modules(redopt, dummy):
     (the paper's example through tc), read raw from rtnetlink, carries each
     value under the number the header gives its name, and nothing else. The
     values are the example's (docs/algorithms.md, RED model), not the header's."""
-    lab.sh(f"{TC} qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn loss-rate 12.5",
-           ns=dummy)
+    lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn "
+           "loss-rate 12.5")
     got = raw_options(dummy, "d0")
 
     def u32(v):
@@ -360,9 +373,9 @@ def test_kernel_and_specctl_agree(redopt, dummy):
         for lr in (None, LOSS_RATES[i % len(LOSS_RATES)]):
             wopt = f" window {w}" if w else ""
             lopt = f" loss-rate {lr}" if lr else ""
-            lab.sh(f"{TC} qdisc replace dev d0 root redopt bandwidth {bw} rtt {rtt} flows {m} "
-                   f"ssthresh {ss} min {mn} probability {p}{wopt}{lopt}", ns=dummy)
-            q = json.loads(lab.sh(f"{TC} -j qdisc show dev d0", ns=dummy))[0]["options"]
+            lab.sh(f"{TC} -n {dummy} qdisc replace dev d0 root redopt bandwidth {bw} "
+                   f"rtt {rtt} flows {m} ssthresh {ss} min {mn} probability {p}{wopt}{lopt}")
+            q = json.loads(lab.sh(f"{TC} -n {dummy} -j qdisc show dev d0"))[0]["options"]
             wcli = f" --window {w}" if w else ""
             lcli = f" --loss-rate {lr}" if lr else ""
             ref = json.loads(lab.sh(f"{SPECCTL} model red --bandwidth {bw} --rtt {rtt} "
@@ -385,23 +398,22 @@ def test_kernel_and_specctl_agree(redopt, dummy):
 def test_dump_text_and_json(redopt, dummy):
     """What `tc qdisc show` prints, plain, -s, -d and -j (valid JSON with
     every flag combination), on the qdisc itself."""
-    lab.sh(f"{TC} qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn loss-rate 12.5",
-           ns=dummy)
+    lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn loss-rate 12.5")
     inputs = ("bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
               "window 38 ewma 0.00195 avpkt 1000 loss-rate 12.5 ecn")
     computed = "buffer 19p limit 53p qth_min 5p qth_max 8p qavg_max 7.30 m_bound 4"
     xstats = ("marked 0 early 0 forced 0 forced_mark 0 overflow 0 flows_est 2 qavg 0.000 "
               "recomputes 0")
-    out = lab.sh(f"{TC} qdisc show dev d0", ns=dummy)
+    out = lab.sh(f"{TC} -n {dummy} qdisc show dev d0")
     assert f"{inputs} {computed} " in out and "Wlog" not in out, out
-    out = lab.sh(f"{TC} -s qdisc show dev d0", ns=dummy)
+    out = lab.sh(f"{TC} -n {dummy} -s qdisc show dev d0")
     assert f"{inputs} {computed} " in out and xstats in out, out
     assert out.index(computed) < out.index(xstats), out
-    out = lab.sh(f"{TC} -s -d qdisc show dev d0", ns=dummy)
+    out = lab.sh(f"{TC} -n {dummy} -s -d qdisc show dev d0")
     assert f"{computed} Wlog 9 " in out, out
     assert f"{xstats} limit 53p qth_min 5p qth_max 8p" in out, out
     for flags in ("", "-s", "-d", "-s -d"):
-        q = json.loads(lab.sh(f"{TC} -j {flags} qdisc show dev d0", ns=dummy))
+        q = json.loads(lab.sh(f"{TC} -n {dummy} -j {flags} qdisc show dev d0"))
         assert len(q) == 1 and q[0]["kind"] == "redopt", q
         o = q[0]["options"]
         assert o["bandwidth"] == 1500000 // 8 and o["rtt"] == 59000, o
@@ -411,10 +423,10 @@ def test_dump_text_and_json(redopt, dummy):
         assert ("Wlog" in o) == ("-d" in flags), o
         assert ("marked" in q[0]) == ("-s" in flags), q
     # without a loss rate: no bound; -d says n/a (JSON null)
-    lab.sh(f"{TC} qdisc replace dev d0 root handle 1: redopt {EXAMPLE}", ns=dummy)
-    out = lab.sh(f"{TC} -d qdisc show dev d0", ns=dummy)
+    lab.sh(f"{TC} -n {dummy} qdisc replace dev d0 root handle 1: redopt {EXAMPLE}")
+    out = lab.sh(f"{TC} -n {dummy} -d qdisc show dev d0")
     assert "loss-rate" not in out and "qavg_max 7.30 Wlog 9 m_bound n/a" in out, out
-    o = json.loads(lab.sh(f"{TC} -j -d qdisc show dev d0", ns=dummy))[0]["options"]
+    o = json.loads(lab.sh(f"{TC} -n {dummy} -j -d qdisc show dev d0"))[0]["options"]
     assert "loss_rate" not in o and o["m_bound"] is None, o
 
 
@@ -441,14 +453,14 @@ def test_autoload_by_tc(redopt, dummy):
     try:
         with open("/proc/sys/kernel/modprobe", "w") as f:
             f.write(wrapper)
-        lab.sh(f"{TC} qdisc add dev d0 root redopt {EXAMPLE}", ns=dummy)
+        lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root redopt {EXAMPLE}")
         assert lab.module_loaded("sch_redopt")
         asked = open(log).read().split()
         major, minor = (int(x) for x in re.match(r"(\d+)\.(\d+)", rel).groups())
         want, other = (("net-sch-redopt", "sch_redopt") if (major, minor) >= (6, 9)
                        else ("sch_redopt", "net-sch-redopt"))
         assert want in asked and other not in asked, (rel, asked)
-        lab.sh(f"{TC} qdisc del dev d0 root", ns=dummy)
+        lab.sh(f"{TC} -n {dummy} qdisc del dev d0 root")
     finally:
         with open("/proc/sys/kernel/modprobe", "w") as f:
             f.write(old)
@@ -457,10 +469,10 @@ def test_autoload_by_tc(redopt, dummy):
 
 
 def test_rmmod_in_use_then_clean(redopt, dummy):
-    lab.sh(f"{TC} qdisc add dev d0 root redopt {EXAMPLE}", ns=dummy)
+    lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root redopt {EXAMPLE}")
     rc, _, err = lab.run("rmmod sch_redopt")
     assert rc != 0 and "in use" in err
-    lab.sh(f"{TC} qdisc del dev d0 root", ns=dummy)
+    lab.sh(f"{TC} -n {dummy} qdisc del dev d0 root")
     lab.unload_module("sch_redopt")
     assert not lab.module_loaded("sch_redopt")
     lab.load_module("sch_redopt")
