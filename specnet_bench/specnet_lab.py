@@ -8,6 +8,9 @@ share inside the guest.
   its conntrack packet count (deterministic, not random);
 * TcpProbe: the tcp:tcp_probe tracepoint (cwnd, ssthresh, srtt per ACK) in
   a private tracefs instance;
+* QueueSampler and sock_readings: qdisc backlogs over rtnetlink and
+  sockets' tcp_info over sock_diag, sampled from a thread in this process
+  (no process per sample);
 * iperf3 helpers and the satellite-link arithmetic (PER, ceiling).
 
 Everything runs as root inside the VM; nothing here is used on the host.
@@ -839,6 +842,56 @@ class QueueSampler:
             ipr.close()
         self.socks = {}
         return self.series
+
+
+# sock_diag (linux/inet_diag.h): the INET_DIAG_* attributes a request asks
+# for are bits (number - 1) of its idiag_ext
+INET_DIAG_INFO, INET_DIAG_VEGASINFO, INET_DIAG_CONG = 2, 3, 4
+TCP_ESTABLISHED = 1
+
+
+@contextlib.contextmanager
+def sock_readings(ns, pick, period=0.25):
+    """The established IPv4 TCP sockets of network namespace @ns, read
+    every @period seconds while the block runs, over sock_diag with the
+    request `ss -ti` makes (tcp_info, the congestion control's info and
+    name), from one thread of this process: no `ss` per reading, which
+    under a TCG guest busy with a flow took 1.5-4 s to start. Yields a
+    list that gets pick(msg, t) for each socket and reading where that is
+    not None (@msg: pyroute2's message, get_attr("INET_DIAG_INFO") etc.; @t:
+    the reading's time.time()). A reading that fails fails the block."""
+    import socket
+    import threading
+
+    from pyroute2 import DiagSocket
+    ext = sum(1 << (a - 1) for a in (INET_DIAG_INFO, INET_DIAG_VEGASINFO, INET_DIAG_CONG))
+    seen, failed, stop = [], [], threading.Event()
+    with in_netns(ns if ns.startswith("/") else f"/run/netns/{ns}"):
+        ds = DiagSocket()
+    ds.bind()
+
+    def loop():
+        try:
+            while not stop.is_set():
+                now = time.time()
+                for m in ds.get_sock_stats(family=socket.AF_INET,
+                                           states=1 << TCP_ESTABLISHED, extensions=ext):
+                    r = pick(m, now)
+                    if r is not None:
+                        seen.append(r)
+                stop.wait(period)
+        except Exception as e:          # noqa: BLE001 - raised in the caller's thread
+            failed.append(e)
+    w = threading.Thread(target=loop)
+    w.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        w.join()
+        ds.close()
+    if failed:
+        raise RuntimeError(f"sock_diag reading in {ns} failed") from failed[0]
 
 
 def node_netem_stats(node, intf):

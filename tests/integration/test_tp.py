@@ -15,7 +15,6 @@ side by side in one TCG vCPU with their background sources.
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -129,56 +128,30 @@ def test_load_twice_and_rmmod_in_use(tp):
 
 # ---- the window from the prediction ------------------------------------
 
-# sock_diag (linux/inet_diag.h): what `ss -ti` asks for, a tp socket's
-# tcp_info and its info in the BBR layout
-INET_DIAG_EXT = (1 << (2 - 1)) | (1 << (3 - 1)) | (1 << (4 - 1))  # INFO, VEGASINFO, CONG
-TCP_ESTABLISHED = 1
-
-
-@contextlib.contextmanager
-def watching_ss(chain, period=0.25):
+def watching_tp_info(chain, period=0.25):
     """What `ss -ti` shows of the sender's tp connections to the receiver,
-    read every @period seconds while the block runs: yields a list that
-    gets one (time, pacing_gain, cwnd, cwnd_gain) per tp socket and reading
-    (tp's N and its ring's fill in the BBR layout, as ss prints them). The
-    readings are ss's own sock_diag request, from one thread in this
-    process, not an `ss` per reading: under a TCG guest busy with the flow
-    an ss took 1.5-4 s to start, and a 16 s flow once got its first
-    reading after the ring had filled (~5 s)."""
-    from pyroute2 import DiagSocket
-
-    seen, stop = [], threading.Event()
-    with lab.in_netns(f"/run/netns/{chain.ns('snd')}"):
-        ds = DiagSocket()
-    ds.bind()
+    read every @period seconds while the block runs (lab.sock_readings():
+    sock_diag from a thread, not an ss per reading, which under load took
+    1.5-4 s to start, and a 16 s flow once got its first reading after the
+    ring had filled, ~5 s): yields a list that gets one (time,
+    pacing_gain, cwnd, cwnd_gain) per tp socket and reading (tp's N and
+    its ring's fill in the BBR layout, as ss prints them)."""
     dst = chain.ip("rcv")
 
-    def loop():
-        while not stop.is_set():
-            now = time.time()
-            for m in ds.get_sock_stats(family=socket.AF_INET, states=1 << TCP_ESTABLISHED,
-                                       extensions=INET_DIAG_EXT):
-                bbr, info = m.get_attr("INET_DIAG_BBRINFO"), m.get_attr("INET_DIAG_INFO")
-                if m["idiag_dst"] == dst and m.get_attr("INET_DIAG_CONG") == "tp" and bbr \
-                        and info:
-                    seen.append((now, bbr["bbr_pacing_gain"] / 256, info["tcpi_snd_cwnd"],
-                                 bbr["bbr_cwnd_gain"] / 256))
-            stop.wait(period)
-    w = threading.Thread(target=loop)
-    w.start()
-    try:
-        yield seen
-    finally:
-        stop.set()
-        w.join()
-        ds.close()
+    def pick(m, now):
+        bbr, info = m.get_attr("INET_DIAG_BBRINFO"), m.get_attr("INET_DIAG_INFO")
+        if m["idiag_dst"] == dst and m.get_attr("INET_DIAG_CONG") == "tp" and bbr and info:
+            return (now, bbr["bbr_pacing_gain"] / 256, info["tcpi_snd_cwnd"],
+                    bbr["bbr_cwnd_gain"] / 256)
+        return None
+    return lab.sock_readings(chain.ns("snd"), pick, period)
 
 
 def traced_flow(chain, seconds):
     """One tp flow with `ss -ti` read every 250 ms: (report with the
     receiver's intervals, samples)."""
     receiver(chain.ns("rcv"))
-    with watching_ss(chain) as seen:
+    with watching_tp_info(chain) as seen:
         rep = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), "tp", seconds, extra=RECEIVED)
     return rep, seen
 
@@ -244,7 +217,7 @@ def onoff_run(secs, cc):
     try:
         lab.iperf3_server(ch.ns("rcv"))
         bg = start_onoff(ch, secs + 3, seed=7, sources=6)
-        with (watching_ss(ch, 0.5) if cc == "tp" else contextlib.nullcontext([])) as seen:
+        with (watching_tp_info(ch, 0.5) if cc == "tp" else contextlib.nullcontext([])) as seen:
             rep = lab.iperf3_client(ch.ns("snd"), ch.ip("rcv"), cc, secs)
         load = json.loads(bg.communicate(timeout=60)[0])
         n = counters(ch) if cc == "tp" else None
