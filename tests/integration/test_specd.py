@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -63,24 +64,33 @@ class SpecdLab:
         n.sysctl("c", "net.ipv4.tcp_ecn", 1)
         # a middlebox that clears the ECN field of IPv4 packets both ways on
         # c's link (protocol ip: pedit would mangle ARP too)
-        for direction in ("egress", "ingress"):
-            lab.sh(f"tc qdisc replace dev h4 clsact 2>/dev/null || true; "
-                   f"tc filter add dev h4 {direction} protocol ip matchall action pedit ex munge "
-                   f"ip tos set 0 pipe action csum ip", ns=n.ns("rtr"))
+        lab.sh("tc qdisc replace dev h4 clsact 2>/dev/null || true; " + "; ".join(
+            f"tc filter add dev h4 {direction} protocol ip matchall action pedit ex munge "
+            f"ip tos set 0 pipe action csum ip" for direction in ("egress", "ingress")),
+            ns=n.ns("rtr"))
         for r in ("a", "b", "c"):
             subprocess.Popen(["ip", "netns", "exec", n.ns(r), "python3", BANNER,
                               "5201", "5202"])
         self.d = f"10.{n.base}.9.9"
         lab.sh(f"ip route add {self.d}/32 via 10.{n.base}.1.1 proto static", ns=self.ns)
         for r in ("a", "b", "c"):
-            self.wait(lambda r=r: lab.run(f"timeout 2 bash -c '</dev/tcp/{self.ip(r)}/5201'",
-                                          ns=self.ns)[0] == 0, 60, f"banner server on {r}")
+            self.wait(lambda r=r: self.listening(self.ip(r), 5201), 60, f"banner server on {r}")
         self.foreign = self.foreign_routes()
         return self
 
     @property
     def ns(self):
         return self.net.ns("snd")
+
+    def listening(self, ip, port):
+        """Whether snd connects to @ip:@port (from this process: a command
+        per look cost ~1 s under TCG)."""
+        with lab.in_netns(f"/run/netns/{self.ns}"):
+            try:
+                socket.create_connection((ip, port), 2).close()
+                return True
+            except OSError:
+                return False
 
     def ip(self, r):
         return self.net.ip(r)
