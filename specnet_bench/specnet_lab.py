@@ -50,7 +50,7 @@ def _shell(cmd, ns, timeout, capture):
                               capture_output=capture)
     if not ns:
         return go()
-    with in_netns(ns if ns.startswith("/") else f"/run/netns/{ns}"):
+    with in_netns(ns):
         return go()
 
 
@@ -750,10 +750,11 @@ def _libc_netns_call(fn, *args, what):
 
 
 @contextlib.contextmanager
-def in_netns(path):
-    """This thread in the network namespace @path (/proc/PID/ns/net or
-    /run/netns/NAME) for the block, then back in its own. A socket made in
-    the block stays in the namespace it was made in."""
+def in_netns(ns):
+    """This thread in the network namespace @ns for the block, then back in
+    its own: @ns is a name of `ip netns` or a path (/proc/PID/ns/net). A
+    socket made in the block stays in the namespace it was made in."""
+    path = ns if ns.startswith("/") else f"/run/netns/{ns}"
     own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
     try:
         other = os.open(path, os.O_RDONLY)
@@ -866,7 +867,7 @@ def sock_readings(ns, pick, period=0.25):
     from pyroute2 import DiagSocket
     ext = sum(1 << (a - 1) for a in (INET_DIAG_INFO, INET_DIAG_VEGASINFO, INET_DIAG_CONG))
     seen, failed, stop = [], [], threading.Event()
-    with in_netns(ns if ns.startswith("/") else f"/run/netns/{ns}"):
+    with in_netns(ns):
         ds = DiagSocket()
     ds.bind()
 

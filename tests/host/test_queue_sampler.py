@@ -52,3 +52,28 @@ def test_backlog_of_the_leaf_in_another_netns(netns):
     assert len(series["a"]) >= 2 and all(x[2] >= 20 for x in series["a"]), series["a"]
     assert series["other-parent"] == series["a"]      # both keys sample 1:1 now
     assert s.stop() == series                          # a second stop is harmless
+
+
+def _own_netns():
+    return os.stat("/proc/thread-self/ns/net").st_ino
+
+
+def test_in_netns_takes_a_name_or_a_path_and_comes_back():
+    name = f"specnet-host-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        other, own = os.stat(f"/run/netns/{name}").st_ino, _own_netns()
+        assert other != own
+        for ns in (name, f"/run/netns/{name}"):
+            with lab.in_netns(ns):
+                assert _own_netns() == other, ns
+                out = lab.sh("ip -o link show", ns=None)
+            assert _own_netns() == own, ns
+            # a command forked inside the block ran in the namespace: lo only
+            assert [ln.split(":")[1].strip() for ln in out.splitlines()] == ["lo"], out
+        with pytest.raises(FileNotFoundError, match=f"/run/netns/{name}-none"):
+            with lab.in_netns(f"{name}-none"):
+                pass
+        assert _own_netns() == own
+    finally:
+        subprocess.run(["ip", "netns", "del", name], check=True)

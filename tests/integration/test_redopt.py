@@ -273,7 +273,7 @@ NL_CASES = [
 @pytest.mark.parametrize("case", NL_CASES, ids=[c[0].replace(" ", "_") for c in NL_CASES])
 def test_netlink_validation(redopt, dummy, case):
     name, spec, want_err, want_msg = case
-    with lab.in_netns(f"/run/netns/{dummy}"):
+    with lab.in_netns(dummy):
         res = nlraw.request("d0", spec)
     if want_err == 0:
         assert res["error"] == 0, res

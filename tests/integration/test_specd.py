@@ -85,7 +85,7 @@ class SpecdLab:
     def listening(self, ip, port):
         """Whether snd connects to @ip:@port (from this process: a command
         per look cost ~1 s under TCG)."""
-        with lab.in_netns(f"/run/netns/{self.ns}"):
+        with lab.in_netns(self.ns):
             try:
                 socket.create_connection((ip, port), 2).close()
                 return True

@@ -163,7 +163,7 @@ def hold(ns, cc, nbytes):
     kept = []                   # the child's sockets, open while it waits
 
     def work():
-        with lab.in_netns(f"/run/netns/{ns}"):
+        with lab.in_netns(ns):
             kept.append(_connect(cc, nbytes))
     return Child(work, f"hold {cc} in {ns}", hold=True)
 
