@@ -1,6 +1,7 @@
 """specnet's experiment tooling: the Mininet topologies of the lossy long
 paths (topos), what the tests and benchmarks share inside the guest
-(specnet_lab), the benchmark runner (cli: the `specnet-bench` command), the
+(specnet_lab, and netlink: the qdisc and TCP socket dumps its samplers
+read), the benchmark runner (cli: the `specnet-bench` command), the
 paper's satellite scenario (satellite), `make demo` (demo) and the
 publishing of results under docs/results/ (publish).
 

@@ -24,6 +24,8 @@ import shlex
 import subprocess
 import time
 
+from specnet_bench import netlink
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # the project's modules, and tc's plugin directory (q_redopt.so)
 CC_MODULES = ("tcp_spec", "tcp_cpecn", "tcp_tp")
@@ -778,8 +780,9 @@ def unshare_netns():
 
 class QueueSampler:
     """The backlog of chosen qdiscs in other network namespaces (Mininet
-    nodes), every @period seconds, from one thread over rtnetlink (pyroute2):
-    no process per sample (a `tc` per path and sample saturated a TCG guest).
+    nodes), every @period seconds, from one thread over rtnetlink (the
+    netlink module): no process per sample (a `tc` per path and sample
+    saturated a TCG guest).
 
     add(key, pid, ifname) opens an rtnetlink socket inside the netns of
     process @pid (a socket keeps the netns it was made in); start(); stop()
@@ -793,31 +796,23 @@ class QueueSampler:
 
     def add(self, key, pid, ifname):
         import socket
-
-        from pyroute2 import IPRoute
         with in_netns(f"/proc/{pid}/ns/net"):
-            ipr = IPRoute()
+            sock = netlink.open_socket(netlink.NETLINK_ROUTE)
             ifindex = socket.if_nametoindex(ifname)
-        self.socks[key] = (ipr, ifindex)
+        self.socks[key] = (sock, ifindex)
         self.series[key] = []
 
     def sample(self, key):
         """(backlog, qlen) of the qdisc under @parent on the key's device;
         None when it has none."""
-        ipr, ifindex = self.socks[key]
-        for q in ipr.get_qdiscs(index=ifindex):
-            if q["index"] != ifindex or q["parent"] != self.parent:
-                continue
-            stats = q.get_attr("TCA_STATS2")
-            queue = stats.get_attr("TCA_STATS_QUEUE") if stats else None
-            if queue:
-                return queue["backlog"], queue["qlen"]
+        sock, ifindex = self.socks[key]
+        for q in netlink.qdiscs(sock):
+            if q["ifindex"] == ifindex and q["parent"] == self.parent and q["queue"]:
+                return q["queue"]["backlog"], q["queue"]["qlen"]
         return None
 
     def start(self):
         import threading
-
-        from pyroute2.netlink.exceptions import NetlinkError
         self._stop = threading.Event()
         self.t0 = time.time()
 
@@ -827,7 +822,7 @@ class QueueSampler:
                 for key in self.socks:
                     try:
                         q = self.sample(key)
-                    except (OSError, NetlinkError):
+                    except OSError:
                         q = None        # a path being torn down: no sample
                     if q:
                         self.series[key].append([t, q[0], q[1]])
@@ -839,16 +834,10 @@ class QueueSampler:
         if self._thread:
             self._stop.set()
             self._thread.join(10)
-        for ipr, _ in self.socks.values():
-            ipr.close()
+        for sock, _ in self.socks.values():
+            sock.close()
         self.socks = {}
         return self.series
-
-
-# sock_diag (linux/inet_diag.h): the INET_DIAG_* attributes a request asks
-# for are bits (number - 1) of its idiag_ext
-INET_DIAG_INFO, INET_DIAG_VEGASINFO, INET_DIAG_CONG = 2, 3, 4
-TCP_ESTABLISHED = 1
 
 
 @contextlib.contextmanager
@@ -858,25 +847,21 @@ def sock_readings(ns, pick, period=0.25):
     request `ss -ti` makes (tcp_info, the congestion control's info and
     name), from one thread of this process: no `ss` per reading, which
     under a TCG guest busy with a flow took 1.5-4 s to start. Yields a
-    list that gets pick(msg, t) for each socket and reading where that is
-    not None (@msg: pyroute2's message, get_attr("INET_DIAG_INFO") etc.; @t:
-    the reading's time.time()). A reading that fails fails the block."""
-    import socket
+    list that gets pick(sock, t) for each socket and reading where that is
+    not None (@sock: a dict of netlink.tcp_sockets(): dst, cong, info,
+    'bbr' etc.; @t: the reading's time.time()). A reading that fails fails
+    the block."""
     import threading
 
-    from pyroute2 import DiagSocket
-    ext = sum(1 << (a - 1) for a in (INET_DIAG_INFO, INET_DIAG_VEGASINFO, INET_DIAG_CONG))
     seen, failed, stop = [], [], threading.Event()
     with in_netns(ns):
-        ds = DiagSocket()
-    ds.bind()
+        sock = netlink.open_socket(netlink.NETLINK_SOCK_DIAG)
 
     def loop():
         try:
             while not stop.is_set():
                 now = time.time()
-                for m in ds.get_sock_stats(family=socket.AF_INET,
-                                           states=1 << TCP_ESTABLISHED, extensions=ext):
+                for m in netlink.tcp_sockets(sock):
                     r = pick(m, now)
                     if r is not None:
                         seen.append(r)
@@ -890,7 +875,7 @@ def sock_readings(ns, pick, period=0.25):
     finally:
         stop.set()
         w.join()
-        ds.close()
+        sock.close()
     if failed:
         raise RuntimeError(f"sock_diag reading in {ns} failed") from failed[0]
 

@@ -1,6 +1,6 @@
 """specnet_lab.QueueSampler on the host: it reads the backlog of the qdisc
 under 1:1 inside another process's network namespace over rtnetlink
-(pyroute2), as the benchmark does for every Mininet path."""
+(specnet_bench.netlink), as the benchmark does for every Mininet path."""
 import os
 import subprocess
 import sys

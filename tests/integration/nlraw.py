@@ -5,9 +5,11 @@ kernel's answer as JSON: {"error": errno (0 = ok), "msg": extack message}.
     nlraw.py DEV '[["BANDWIDTH","u64",1500000], ["SSTHRESH","raw","0f000000"], ...]'
 
 Used by the tc-testing-style cases to send what tc would never send
-(malformed, missing or read-only attributes) and check the extack answer.
-Run it inside the namespace that holds DEV (ip netns exec), or call
-request() from a thread in that namespace.
+(malformed, missing or read-only attributes) and check the extack answer,
+and (root_options()) to read the kernel's own dump of a qdisc, decoded by
+neither tc, the plugin nor the uapi header. Run it inside the namespace
+that holds DEV (ip netns exec), or call request() and root_options() from
+a thread in that namespace (specnet_lab.in_netns()).
 """
 import json
 import os
@@ -30,6 +32,9 @@ TC_H_ROOT = 0xFFFFFFFF
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UAPI = os.path.join(HERE, "..", "..", "kernel", "include", "uapi", "specnet", "redopt.h")
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+from specnet_bench import netlink  # noqa: E402
+from specnet_bench.netlink import attrs  # noqa: E402 - nlfuzz imports it from here
 
 
 def attr_numbers():
@@ -38,18 +43,6 @@ def attr_numbers():
     body = re.search(r"enum \{(.*?)\};", text, re.S).group(1)
     names = re.findall(r"^\s*(TCA_REDOPT_\w+)", body, re.M)
     return {n[len("TCA_REDOPT_"):]: i for i, n in enumerate(names)}
-
-
-def attrs(buf):
-    """(type, payload) of each netlink attribute in @buf, the nested and
-    byte-order flags masked off; stops at a malformed length."""
-    off = 0
-    while off + 4 <= len(buf):
-        ln, typ = struct.unpack_from("=HH", buf, off)
-        if ln < 4:
-            return
-        yield typ & 0x3FFF, buf[off + 4:off + ln]
-        off += (ln + 3) & ~3
 
 
 def nla(atype, payload):
@@ -102,6 +95,17 @@ def request(dev, spec):
             if atype == NLMSGERR_ATTR_MSG:
                 msg_text = payload.split(b"\0")[0].decode()
     return {"error": -err, "msg": msg_text}
+
+
+def root_options(dev, kind="redopt"):
+    """The TCA_OPTIONS of @dev's root qdisc of @kind (in this thread's
+    network namespace), from the kernel's RTM_GETQDISC dump: {attribute
+    type: payload bytes}, or None when @dev has no such root qdisc."""
+    idx = socket.if_nametoindex(dev)
+    with netlink.open_socket(NETLINK_ROUTE) as s:
+        q = next((q for q in netlink.qdiscs(s)
+                  if q["ifindex"] == idx and q["parent"] == TC_H_ROOT and q["kind"] == kind), None)
+    return dict(attrs(q["options"])) if q else None
 
 
 def main():

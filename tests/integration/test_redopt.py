@@ -16,7 +16,6 @@ import json
 import math
 import os
 import re
-import shlex
 import statistics
 import struct
 import subprocess
@@ -283,42 +282,13 @@ def test_netlink_validation(redopt, dummy, case):
     assert "redopt" not in lab.sh(f"tc -n {dummy} qdisc show dev d0"), "created anyway"
 
 
-# The kernel's own dump of the root qdisc of DEV (argv[1]), read raw from
-# rtnetlink in this namespace: {attribute type: payload hex} of its
-# TCA_OPTIONS, decoded by neither tc, the plugin nor the uapi header.
-RAW_DUMP = r"""
-import json, socket, struct, sys
-sys.path.insert(0, sys.argv[2])
-from nlraw import attrs
-idx = socket.if_nametoindex(sys.argv[1])
-s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
-s.bind((0, 0))
-# RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, an empty tcmsg
-s.send(struct.pack("=IHHII", 36, 38, 0x301, 1, 0) + bytes(20))
-
-found, done = None, False
-while not done:
-    d = s.recv(1 << 16)
-    o = 0
-    while o + 16 <= len(d):
-        ln, typ = struct.unpack_from("=IH", d, o)
-        if typ in (2, 3) or ln < 16:         # NLMSG_ERROR, NLMSG_DONE
-            done = True
-            break
-        if typ == 36:                        # RTM_NEWQDISC
-            _, i, _, parent, _ = struct.unpack_from("=BxxxiIII", d, o + 16)
-            top = dict(attrs(d[o + 36:o + ln]))
-            if i == idx and parent == 0xFFFFFFFF and top.get(1) == b"redopt\0":
-                found = {t: v.hex() for t, v in attrs(top.get(2, b""))}
-        o += (ln + 3) & ~3
-print(json.dumps(found))
-"""
-
-
 def raw_options(ns, dev):
-    out = json.loads(lab.sh(f"python3 -c {shlex.quote(RAW_DUMP)} {dev} {os.path.dirname(os.path.abspath(__file__))}", ns=ns))
-    assert out is not None, f"no redopt root qdisc on {dev}"
-    return {int(t): bytes.fromhex(v) for t, v in out.items()}
+    """The kernel's own dump of @dev's root redopt in @ns, read raw from
+    rtnetlink: {attribute type: payload} of its TCA_OPTIONS."""
+    with lab.in_netns(ns):
+        got = nlraw.root_options(dev)
+    assert got is not None, f"no redopt root qdisc on {dev}"
+    return got
 
 
 def test_uapi_header_is_the_modules(redopt, dummy):

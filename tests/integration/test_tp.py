@@ -139,10 +139,9 @@ def watching_tp_info(chain, period=0.25):
     dst = chain.ip("rcv")
 
     def pick(m, now):
-        bbr, info = m.get_attr("INET_DIAG_BBRINFO"), m.get_attr("INET_DIAG_INFO")
-        if m["idiag_dst"] == dst and m.get_attr("INET_DIAG_CONG") == "tp" and bbr and info:
-            return (now, bbr["bbr_pacing_gain"] / 256, info["tcpi_snd_cwnd"],
-                    bbr["bbr_cwnd_gain"] / 256)
+        bbr, info = m.get("bbr"), m["info"]
+        if m["dst"] == dst and m["cong"] == "tp" and bbr and info:
+            return (now, bbr["pacing_gain"] / 256, info["snd_cwnd"], bbr["cwnd_gain"] / 256)
         return None
     return lab.sock_readings(chain.ns("snd"), pick, period)
 
