@@ -6,7 +6,6 @@ paper's satellite scenario (satellite), `make demo` (demo) and the
 publishing of results under docs/results/ (publish).
 
 The package is not named `mininet`, whose name Mininet's own package holds.
-onoff.py and route_primer.py run by path inside Mininet's hosts and import
-nothing of it."""
+onoff.py runs by path inside Mininet's hosts and imports nothing of it."""
 
 __version__ = "0.1"

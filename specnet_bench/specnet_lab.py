@@ -516,25 +516,59 @@ def sender_ecn_sysctls(ecn=True):
 PRIMER_PORT = 5299
 
 
-def route_ssthresh(on_sender, on_receiver, route, dst_ip, ssthresh, port=PRIMER_PORT):
+def route_ssthresh(on_sender, snd_ns, rcv_ns, route, dst_ip, ssthresh, port=PRIMER_PORT,
+                   wait_s=30.0):
     """Start the sender's connections to @dst_ip with an ssthresh of
-    @ssthresh segments. @on_sender and @on_receiver run a shell command on
-    either host and raise when it fails; @route is the rest of an `ip route`
-    command on the sender ('add 10.1.2.10/32 via 10.1.1.2', 'change default
-    via 10.1.1.254').
+    @ssthresh segments. @on_sender runs a shell command on the sender,
+    returns its output and raises when it fails; @snd_ns and @rcv_ns are
+    the sender's and the receiver's network namespaces (in_netns()); @route
+    is the rest of an `ip route` command on the sender ('add 10.1.2.10/32
+    via 10.1.1.2', 'change default via 10.1.1.254').
 
     The route carries the metric locked (`ssthresh lock N`), so that the
     flows' own closes do not rewrite it. The kernel reads it only from the
     TCP metrics cache, which gets an entry when a connection to the
-    destination closes: without one, every connection to a fresh
-    destination starts with an infinite ssthresh whatever the route says.
-    So one connection is opened and closed first
-    (specnet_bench/route_primer.py; it fails unless the entry appears)."""
-    script = os.path.join(TOP, "specnet_bench", "route_primer.py")
+    destination closes (tcp_init_metrics() looks the destination up
+    without creating an entry; tcp_update_metrics(), on entering TIME-WAIT,
+    creates one with the route's metrics and lock bits): without one,
+    every connection to a fresh destination starts with an infinite
+    ssthresh whatever the route says. So one connection is opened and
+    closed first, from this process, with no data (the handshake gives the
+    RTT sample the kernel requires before it caches anything, so a lossy or
+    slow path primes as fast as a clean one); raises RuntimeError unless
+    the entry appears within @wait_s."""
+    import socket
     on_sender("sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
     on_sender(f"ip route {route} ssthresh lock {int(ssthresh)}")
-    on_receiver(f"python3 {script} serve {port} >/dev/null 2>&1 &")
-    on_sender(f"python3 {script} connect {dst_ip} {port}")
+    end = time.monotonic() + wait_s
+    with in_netns(rcv_ns):
+        srv = socket.create_server(("", port))
+    with in_netns(snd_ns):
+        cli = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    with srv, cli:
+        srv.settimeout(wait_s)
+        cli.settimeout(wait_s)
+        try:
+            cli.connect((dst_ip, port))
+            conn, _ = srv.accept()
+        except OSError as e:
+            raise RuntimeError(f"route_ssthresh: no connection to {dst_ip}:{port}: {e}") from e
+        with conn:
+            conn.settimeout(wait_s)
+            cli.close()             # the sender closes first: its TIME-WAIT caches
+            try:
+                conn.recv(1)        # its FIN
+            except OSError as e:
+                raise RuntimeError(f"route_ssthresh: no FIN from the sender: {e}") from e
+    # the entry appears when the close completes: one round trip, or more
+    # when the path loses the FIN or its ACK
+    # (`ip tcp_metrics show` fails with ESRCH while there is none)
+    show = f"ip tcp_metrics show {dst_ip} 2>/dev/null || true"
+    while " ssthresh " not in f" {on_sender(show)} ":
+        if time.monotonic() > end:
+            raise RuntimeError(f"route_ssthresh: {dst_ip} is not in the TCP metrics cache "
+                               "(tcp_no_metrics_save set, or no route metric to cache?)")
+        time.sleep(0.2)
 
 
 def iperf3_server(ns, port=5201):

@@ -476,7 +476,7 @@ def bottleneck_chain(qdisc_line, ecn=True, bw=BW, rtt_ms=RTT_MS, ssthresh=15):
                ns=c.ns("rtr"))
         c.sysctl("snd", "net.ipv4.tcp_ecn", 1 if ecn else 0)
         net = c.ip("rcv").rsplit(".", 1)[0] + ".0/24"
-        lab.route_ssthresh(lambda x: lab.sh(x, ns=c.ns("snd")), lambda x: lab.sh(x, ns=c.ns("rcv")),
+        lab.route_ssthresh(lambda x: lab.sh(x, ns=c.ns("snd")), c.ns("snd"), c.ns("rcv"),
                            f"replace {net} via {c.addr('rtr', 'snd')}", c.ip("rcv"), ssthresh)
     except Exception:
         c.destroy()
