@@ -61,6 +61,11 @@ def _tc_netns():
     lab.run(f"ip netns del {ns}")
 
 
+def tc(ns, args):
+    """`tc -n @ns @args` with the plugin (TC_LIB_DIR); its stdout."""
+    return lab.sh(f"{TC} -n {ns} {args}")
+
+
 @pytest.fixture
 def dummy(_tc_netns):
     """A fresh dummy device d0 (the cases' DEV) in the file's namespace,
@@ -279,7 +284,7 @@ def test_netlink_validation(redopt, dummy, case):
         return
     assert res["error"] == want_err, f"{name}: errno {res['error']} (want {want_err}): {res}"
     assert want_msg in res["msg"], f"{name}: extack {res['msg']!r} (want {want_msg!r}): {res}"
-    assert "redopt" not in lab.sh(f"tc -n {dummy} qdisc show dev d0"), "created anyway"
+    assert "redopt" not in tc(dummy, "qdisc show dev d0"), "created anyway"
 
 
 def raw_options(ns, dev):
@@ -298,7 +303,7 @@ def test_uapi_header_is_the_modules(redopt, dummy):
     (the paper's example through tc), read raw from rtnetlink, carries each
     value under the number the header gives its name, and nothing else. The
     values are the example's (docs/algorithms.md, RED model), not the header's."""
-    lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn "
+    tc(dummy, f"qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn "
            "loss-rate 12.5")
     got = raw_options(dummy, "d0")
 
@@ -343,9 +348,9 @@ def test_kernel_and_specctl_agree(redopt, dummy):
         for lr in (None, LOSS_RATES[i % len(LOSS_RATES)]):
             wopt = f" window {w}" if w else ""
             lopt = f" loss-rate {lr}" if lr else ""
-            lab.sh(f"{TC} -n {dummy} qdisc replace dev d0 root redopt bandwidth {bw} "
+            tc(dummy, f"qdisc replace dev d0 root redopt bandwidth {bw} "
                    f"rtt {rtt} flows {m} ssthresh {ss} min {mn} probability {p}{wopt}{lopt}")
-            q = json.loads(lab.sh(f"{TC} -n {dummy} -j qdisc show dev d0"))[0]["options"]
+            q = json.loads(tc(dummy, "-j qdisc show dev d0"))[0]["options"]
             wcli = f" --window {w}" if w else ""
             lcli = f" --loss-rate {lr}" if lr else ""
             ref = json.loads(lab.sh(f"{SPECCTL} model red --bandwidth {bw} --rtt {rtt} "
@@ -368,22 +373,22 @@ def test_kernel_and_specctl_agree(redopt, dummy):
 def test_dump_text_and_json(redopt, dummy):
     """What `tc qdisc show` prints, plain, -s, -d and -j (valid JSON with
     every flag combination), on the qdisc itself."""
-    lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn loss-rate 12.5")
+    tc(dummy, f"qdisc add dev d0 root handle 1: redopt {EXAMPLE} ecn loss-rate 12.5")
     inputs = ("bandwidth 1500Kbit rtt 59ms flows 2 ssthresh 15 min 5 probability 0.1 "
               "window 38 ewma 0.00195 avpkt 1000 loss-rate 12.5 ecn")
     computed = "buffer 19p limit 53p qth_min 5p qth_max 8p qavg_max 7.30 m_bound 4"
     xstats = ("marked 0 early 0 forced 0 forced_mark 0 overflow 0 flows_est 2 qavg 0.000 "
               "recomputes 0")
-    out = lab.sh(f"{TC} -n {dummy} qdisc show dev d0")
+    out = tc(dummy, "qdisc show dev d0")
     assert f"{inputs} {computed} " in out and "Wlog" not in out, out
-    out = lab.sh(f"{TC} -n {dummy} -s qdisc show dev d0")
+    out = tc(dummy, "-s qdisc show dev d0")
     assert f"{inputs} {computed} " in out and xstats in out, out
     assert out.index(computed) < out.index(xstats), out
-    out = lab.sh(f"{TC} -n {dummy} -s -d qdisc show dev d0")
+    out = tc(dummy, "-s -d qdisc show dev d0")
     assert f"{computed} Wlog 9 " in out, out
     assert f"{xstats} limit 53p qth_min 5p qth_max 8p" in out, out
     for flags in ("", "-s", "-d", "-s -d"):
-        q = json.loads(lab.sh(f"{TC} -n {dummy} -j {flags} qdisc show dev d0"))
+        q = json.loads(tc(dummy, f"-j {flags} qdisc show dev d0"))
         assert len(q) == 1 and q[0]["kind"] == "redopt", q
         o = q[0]["options"]
         assert o["bandwidth"] == 1500000 // 8 and o["rtt"] == 59000, o
@@ -393,10 +398,10 @@ def test_dump_text_and_json(redopt, dummy):
         assert ("Wlog" in o) == ("-d" in flags), o
         assert ("marked" in q[0]) == ("-s" in flags), q
     # without a loss rate: no bound; -d says n/a (JSON null)
-    lab.sh(f"{TC} -n {dummy} qdisc replace dev d0 root handle 1: redopt {EXAMPLE}")
-    out = lab.sh(f"{TC} -n {dummy} -d qdisc show dev d0")
+    tc(dummy, f"qdisc replace dev d0 root handle 1: redopt {EXAMPLE}")
+    out = tc(dummy, "-d qdisc show dev d0")
     assert "loss-rate" not in out and "qavg_max 7.30 Wlog 9 m_bound n/a" in out, out
-    o = json.loads(lab.sh(f"{TC} -n {dummy} -j -d qdisc show dev d0"))[0]["options"]
+    o = json.loads(tc(dummy, "-j -d qdisc show dev d0"))[0]["options"]
     assert "loss_rate" not in o and o["m_bound"] is None, o
 
 
@@ -423,14 +428,14 @@ def test_autoload_by_tc(redopt, dummy):
     try:
         with open("/proc/sys/kernel/modprobe", "w") as f:
             f.write(wrapper)
-        lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root redopt {EXAMPLE}")
+        tc(dummy, f"qdisc add dev d0 root redopt {EXAMPLE}")
         assert lab.module_loaded("sch_redopt")
         asked = open(log).read().split()
         major, minor = (int(x) for x in re.match(r"(\d+)\.(\d+)", rel).groups())
         want, other = (("net-sch-redopt", "sch_redopt") if (major, minor) >= (6, 9)
                        else ("sch_redopt", "net-sch-redopt"))
         assert want in asked and other not in asked, (rel, asked)
-        lab.sh(f"{TC} -n {dummy} qdisc del dev d0 root")
+        tc(dummy, "qdisc del dev d0 root")
     finally:
         with open("/proc/sys/kernel/modprobe", "w") as f:
             f.write(old)
@@ -439,10 +444,10 @@ def test_autoload_by_tc(redopt, dummy):
 
 
 def test_rmmod_in_use_then_clean(redopt, dummy):
-    lab.sh(f"{TC} -n {dummy} qdisc add dev d0 root redopt {EXAMPLE}")
+    tc(dummy, f"qdisc add dev d0 root redopt {EXAMPLE}")
     rc, _, err = lab.run("rmmod sch_redopt")
     assert rc != 0 and "in use" in err
-    lab.sh(f"{TC} -n {dummy} qdisc del dev d0 root")
+    tc(dummy, "qdisc del dev d0 root")
     lab.unload_module("sch_redopt")
     assert not lab.module_loaded("sch_redopt")
     lab.load_module("sch_redopt")
