@@ -29,3 +29,16 @@ def specd(userspace):
     exe = userspace / "specd"
     assert exe.is_file()
     return str(exe)
+
+
+@pytest.fixture
+def named_ns():
+    """A network namespace of `ip netns` (its name), lo up; deleted after
+    the test. Needs root."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root (a network namespace)")
+    ns = f"snh{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+    yield ns
+    subprocess.run(["ip", "netns", "del", ns], check=True)

@@ -5,7 +5,6 @@ import json
 import os
 import socket
 import struct
-import subprocess
 import sys
 import threading
 
@@ -13,9 +12,6 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 from specnet_bench import netlink, specnet_lab as lab  # noqa: E402
-
-root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace)")
-
 
 def test_tcp_info_fields_hand_built():
     """The fields at the header's offsets: snd_cwnd at 80, pacing_rate (u64)
@@ -41,17 +37,8 @@ def test_attrs_stop_at_a_malformed_length():
     assert list(netlink.attrs(good + struct.pack("=HH", 2, 5) + b"zz")) == [(2, b"abcd")]
 
 
-@pytest.fixture
-def ns():
-    name = f"specnet-nl-{os.getpid()}"
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
-    yield name
-    subprocess.run(["ip", "netns", "del", name], check=True)
-
-
-@root
-def test_tcp_sockets_as_ss_sees_them(ns):
+def test_tcp_sockets_as_ss_sees_them(named_ns):
+    ns = named_ns
     with lab.in_netns(ns):
         srv = socket.create_server(("127.0.0.1", 0))
         cli = socket.socket()
@@ -84,8 +71,8 @@ def test_tcp_sockets_as_ss_sees_them(ns):
         nl.close()
 
 
-@root
-def test_sock_readings_pick_and_a_failing_pick(ns):
+def test_sock_readings_pick_and_a_failing_pick(named_ns):
+    ns = named_ns
     with lab.in_netns(ns):
         srv = socket.create_server(("127.0.0.1", 0))
         cli = socket.create_connection(srv.getsockname())
@@ -108,8 +95,8 @@ def test_sock_readings_pick_and_a_failing_pick(ns):
             s.close()
 
 
-@root
-def test_qdiscs_as_tc_sees_them(ns):
+def test_qdiscs_as_tc_sees_them(named_ns):
+    ns = named_ns
     lab.sh(f"tc -n {ns} qdisc add dev lo root handle 1: htb default 1 && "
            f"tc -n {ns} class add dev lo parent 1: classid 1:1 htb rate 8kbit && "
            f"tc -n {ns} qdisc add dev lo parent 1:1 handle 10: pfifo limit 77")

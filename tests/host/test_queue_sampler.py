@@ -58,22 +58,18 @@ def _own_netns():
     return os.stat("/proc/thread-self/ns/net").st_ino
 
 
-def test_in_netns_takes_a_name_or_a_path_and_comes_back():
-    name = f"specnet-host-{os.getpid()}"
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        other, own = os.stat(f"/run/netns/{name}").st_ino, _own_netns()
-        assert other != own
-        for ns in (name, f"/run/netns/{name}"):
-            with lab.in_netns(ns):
-                assert _own_netns() == other, ns
-                out = lab.sh("ip -o link show", ns=None)
-            assert _own_netns() == own, ns
-            # a command forked inside the block ran in the namespace: lo only
-            assert [ln.split(":")[1].strip() for ln in out.splitlines()] == ["lo"], out
-        with pytest.raises(FileNotFoundError, match=f"/run/netns/{name}-none"):
-            with lab.in_netns(f"{name}-none"):
-                pass
-        assert _own_netns() == own
-    finally:
-        subprocess.run(["ip", "netns", "del", name], check=True)
+def test_in_netns_takes_a_name_or_a_path_and_comes_back(named_ns):
+    name = named_ns
+    other, own = os.stat(f"/run/netns/{name}").st_ino, _own_netns()
+    assert other != own
+    for ns in (name, f"/run/netns/{name}"):
+        with lab.in_netns(ns):
+            assert _own_netns() == other, ns
+            out = lab.sh("ip -o link show", ns=None)
+        assert _own_netns() == own, ns
+        # a command forked inside the block ran in the namespace: lo only
+        assert [ln.split(":")[1].strip() for ln in out.splitlines()] == ["lo"], out
+    with pytest.raises(FileNotFoundError, match=f"/run/netns/{name}-none"):
+        with lab.in_netns(f"{name}-none"):
+            pass
+    assert _own_netns() == own

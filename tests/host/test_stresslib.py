@@ -17,15 +17,6 @@ from specnet_bench import specnet_lab as lab  # noqa: E402
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
 
 
-@pytest.fixture
-def named_ns():
-    ns = f"snh{os.getpid()}"
-    subprocess.run(["ip", "netns", "add", ns], check=True)
-    subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
-    yield ns
-    subprocess.run(["ip", "netns", "del", ns])
-
-
 def established(ns):
     """The established TCP sockets in namespace @ns (ss -ti)."""
     out = subprocess.run(["ip", "netns", "exec", ns, "ss", "-tinH", "state", "established"],
