@@ -471,7 +471,7 @@ def run_batch(cases, log):
                     "its flows count as failed")
         for c, p, _ in plan:
             node, intf = topo.bottleneck(net, p)
-            sampler.add(p, node.pid, str(intf))
+            sampler.add(p, lab.node_netns(node), str(intf))
         log(f"{len(cases)} path(s) built in {time.time() - tb:.0f}s")
         c0 = cpu_sample()
         sampler.start()

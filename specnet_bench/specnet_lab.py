@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shlex
+import socket
 import subprocess
 import time
 
@@ -537,7 +538,6 @@ def route_ssthresh(on_sender, snd_ns, rcv_ns, route, dst_ip, ssthresh, port=PRIM
     RTT sample the kernel requires before it caches anything, so a lossy or
     slow path primes as fast as a clean one); raises RuntimeError unless
     the entry appears within @wait_s."""
-    import socket
     on_sender("sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
     on_sender(f"ip route {route} ssthresh lock {int(ssthresh)}")
     end = time.monotonic() + wait_s
@@ -785,6 +785,11 @@ def _libc_netns_call(fn, *args, what):
         raise OSError(ctypes.get_errno(), f"{fn}: {what}")
 
 
+def node_netns(node):
+    """The network namespace of Mininet node @node, for in_netns()."""
+    return f"/proc/{node.pid}/ns/net"
+
+
 @contextlib.contextmanager
 def in_netns(ns):
     """This thread in the network namespace @ns for the block, then back in
@@ -818,8 +823,8 @@ class QueueSampler:
     netlink module): no process per sample (a `tc` per path and sample
     saturated a TCG guest).
 
-    add(key, pid, ifname) opens an rtnetlink socket inside the netns of
-    process @pid (a socket keeps the netns it was made in); start(); stop()
+    add(key, ns, ifname) opens an rtnetlink socket inside network namespace
+    @ns (in_netns(); a socket keeps the netns it was made in); start(); stop()
     returns {key: [[t, backlog bytes, qlen packets], ...]}, t from start()."""
 
     def __init__(self, period=0.5, parent=0x00010001):
@@ -828,9 +833,8 @@ class QueueSampler:
         self._stop = None
         self._thread = None
 
-    def add(self, key, pid, ifname):
-        import socket
-        with in_netns(f"/proc/{pid}/ns/net"):
+    def add(self, key, ns, ifname):
+        with in_netns(ns):
             sock = netlink.open_socket(netlink.NETLINK_ROUTE)
             ifindex = socket.if_nametoindex(ifname)
         self.socks[key] = (sock, ifindex)

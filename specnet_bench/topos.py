@@ -312,17 +312,12 @@ class SatelliteTopo(PathsTopo):
             self._cmd(gw2, f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
         for p in range(1, self.paths + 1):
             h1, h2 = self.sender(net, p), self.receiver(net, p)
-            lab.route_ssthresh(lambda c: self._cmd(h1, c), node_netns(h1), node_netns(h2),
+            lab.route_ssthresh(lambda c: self._cmd(h1, c), lab.node_netns(h1), lab.node_netns(h2),
                                f"change default via 10.{p}.1.254", self.dst_ip(p),
                                self.opts["window"])
             # nothing the flows learn is cached after this
             self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_metrics_save=1")
         self.count_lossy_hop(net)
-
-
-def node_netns(node):
-    """The network namespace of Mininet node @node, for lab.in_netns()."""
-    return f"/proc/{node.pid}/ns/net"
 
 
 MTU = 1500
@@ -957,8 +952,8 @@ class RedTopo(FlowAddrTopo):
             self.add_flow_addresses(net, p)
             for i, sst in enumerate(self.ssthresh(p)):
                 dst = self.flow_dst(p, i)
-                lab.route_ssthresh(lambda c: self._cmd(snd, c), node_netns(snd), node_netns(rcv),
-                                   f"add {dst}/32 via 10.{p}.1.2", dst, sst,
+                lab.route_ssthresh(lambda c: self._cmd(snd, c), lab.node_netns(snd),
+                                   lab.node_netns(rcv), f"add {dst}/32 via 10.{p}.1.2", dst, sst,
                                    port=lab.PRIMER_PORT + i)
 
 

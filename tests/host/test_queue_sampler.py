@@ -35,8 +35,8 @@ def netns():
 def test_backlog_of_the_leaf_in_another_netns(netns):
     pid, sh = netns
     s = lab.QueueSampler(period=0.1)
-    s.add("a", pid, "lo")
-    s.add("other-parent", pid, "lo")
+    s.add("a", f"/proc/{pid}/ns/net", "lo")
+    s.add("other-parent", f"/proc/{pid}/ns/net", "lo")
     assert s.sample("a") == (0, 0)
     s.parent = 0x00020001               # no qdisc there
     assert s.sample("other-parent") is None

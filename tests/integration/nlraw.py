@@ -18,15 +18,11 @@ import socket
 import struct
 import sys
 
-NETLINK_ROUTE = 0
 SOL_NETLINK = 270
 NETLINK_EXT_ACK = 11
-RTM_NEWQDISC = 36
-NLMSG_ERROR = 2
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
 NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 NLMSGERR_ATTR_MSG = 1
-TCA_KIND, TCA_OPTIONS = 1, 2
 NLA_F_NESTED = 1 << 15
 TC_H_ROOT = 0xFFFFFFFF
 
@@ -34,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 UAPI = os.path.join(HERE, "..", "..", "kernel", "include", "uapi", "specnet", "redopt.h")
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
 from specnet_bench import netlink  # noqa: E402
-from specnet_bench.netlink import attrs  # noqa: E402 - nlfuzz imports it from here
+from specnet_bench.netlink import (NETLINK_ROUTE, NLMSG_ERROR, RTM_NEWQDISC,  # noqa: E402
+                                   TCA_KIND, TCA_OPTIONS, attrs)  # attrs: nlfuzz's too
 
 
 def attr_numbers():
