@@ -94,4 +94,21 @@ static inline unsigned int specnet_qd_acked(struct sock *sk,
 	return qd_ack(s, p, tp->delivered, tp->lost, tcp_packets_in_flight(tp));
 }
 
+/*
+ * From set_state, before the state changes: a retransmission timeout's Loss,
+ * entered from another state (a later timeout of the same episode is no
+ * new drain), lowers the step detector's level (qd_timeout()).
+ */
+static inline void specnet_qd_set_state(struct sock *sk, struct qd_state *s,
+					u8 new_state)
+{
+	struct qd_params p;
+
+	if (new_state != TCP_CA_Loss ||
+	    inet_csk(sk)->icsk_ca_state == TCP_CA_Loss)
+		return;
+	specnet_qd_params_read(&specnet_qd, &p);
+	qd_timeout(s, &p);
+}
+
 #endif /* _SPECNET_QDELAY_GLUE_H */

@@ -440,6 +440,7 @@ static void cpecn_set_state(struct sock *sk, u8 new_state)
 	u8 v = ca->verdict;
 
 	ca->verdict = CPECN_VERDICT_NONE;
+	specnet_qd_set_state(sk, &ca->qd, new_state);
 	switch (new_state) {
 	case TCP_CA_Recovery:
 	case TCP_CA_Loss:

@@ -648,6 +648,7 @@ static void spec_set_state(struct sock *sk, u8 new_state)
 	enum spec_verdict v = ca->verdict;
 
 	ca->verdict = SPEC_VERDICT_NONE;
+	specnet_qd_set_state(sk, &ca->qd, new_state);
 
 	switch (new_state) {
 	case TCP_CA_Recovery:

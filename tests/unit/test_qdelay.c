@@ -1028,6 +1028,112 @@ static void test_path_step(void)
 	      s.min_rtt_us == 60000, "then the step, min %u", s.min_rtt_us);
 }
 
+/*
+ * A flow at min RTT 33 ms (threshold 8.25 ms: a candidate jumps 4.125 ms)
+ * whose own queue swings 0-3 ms a round, for 40 rounds: its floor is the
+ * minimum, its last sample 36 ms.
+ */
+static void swing_33(struct qd_state *s, u32 *t, u32 *del)
+{
+	u32 i;
+
+	qd_init(s);
+	settle(s);
+	*t = *del = 0;
+	qd_ack(s, &P, 0, 0, 10);
+	for (i = 0; i < 40; i++) {
+		samples(s, &P, t, 33000, 36000, 11);
+		*del += 10;
+		qd_ack(s, &P, *del, 0, 10);
+	}
+}
+
+/*
+ * A handover with a timeout: the path goes 33 -> 38 ms while the flow's
+ * queue is gone. From the last sample (36 ms) the 5 ms step is a jump of
+ * 2 ms, no candidate; the minimum stays 5 ms short, and once the floor has
+ * followed the new path (4.992 ms, in 128 us units, under the AQM's 5 ms)
+ * a loss reads as an AQM's queue. After qd_timeout() the level is the floor
+ * (33 ms) and the step moves the minimum to 38 ms. The level drops by one
+ * threshold at most, not over a long standing queue, not while a candidate
+ * is checked, not with the delay signal off.
+ */
+static void test_step_after_timeout(void)
+{
+	struct qd_params off = P;
+	struct qd_state s;
+	u32 t, del, i, ev = 0;
+
+	/* without the timeout's level: no step */
+	swing_33(&s, &t, &del);
+	CHECK(s.min_rtt_us == 33000 && s.floor_q == 0 &&
+	      s.step_last == 36000 >> QD_STEP_SHIFT, "min %u floor %u last %u",
+	      s.min_rtt_us, s.floor_q, s.step_last);
+	for (i = 0; i < 60; i++)
+		ev |= round_at(&s, &P, &t, &del, 38000, 10);
+	CHECK(!(ev & QD_ACK_STEP) && s.min_rtt_us == 33000, "min %u",
+	      s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &P) == QD_DELAY, "the step read as queue");
+
+	/* with it: the step is found at the round after the jump's */
+	swing_33(&s, &t, &del);
+	qd_timeout(&s, &P);
+	CHECK(s.step_last == 33000 >> QD_STEP_SHIFT, "level %u", s.step_last);
+	samples(&s, &P, &t, 38000, 38000, 5);
+	CHECK(s.step_chk == QD_STEP_ROUNDS, "candidate %u", s.step_chk);
+	del += 10;
+	ev = qd_ack(&s, &P, del, 0, 10);
+	ev |= round_at(&s, &P, &t, &del, 38000, 10);
+	CHECK(ev == QD_ACK_STEP && s.min_rtt_us == 38000, "step %u, min %u",
+	      ev, s.min_rtt_us);
+	for (i = 0; i < 60; i++)
+		round_at(&s, &P, &t, &del, 38000, 10);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "a loss on the new path");
+	/* a timeout with no step: the next sample is no jump */
+	qd_timeout(&s, &P);
+	samples(&s, &P, &t, 38500, 38500, 5);
+	CHECK(!s.step_chk && s.step_last == 38500 >> QD_STEP_SHIFT,
+	      "no step: check %u, level %u", s.step_chk, s.step_last);
+
+	/* at most one threshold down: a last sample of 45 ms (its level
+	 * 44.928 ms) -> 36.678 ms
+	 */
+	swing_33(&s, &t, &del);
+	samples(&s, &P, &t, 36000, 45000, 10);	/* it builds, 1 ms a sample */
+	CHECK(!s.step_chk, "a queue that builds");
+	qd_timeout(&s, &P);
+	CHECK(s.step_last == 36678 >> QD_STEP_SHIFT, "bounded level %u",
+	      s.step_last);
+
+	/* a standing queue (the last sample and the last round's least both
+	 * over min + 2 thresholds, 49.5 ms): the level stays
+	 */
+	swing_33(&s, &t, &del);
+	samples(&s, &P, &t, 36000, 55000, 20);
+	for (i = 0; i < 3; i++)
+		round_at(&s, &P, &t, &del, 55000, 10);
+	samples(&s, &P, &t, 55000, 60000, 6);
+	CHECK(!s.step_chk && s.min_rtt_us == 33000, "standing: check %u, min %u",
+	      s.step_chk, s.min_rtt_us);
+	qd_timeout(&s, &P);
+	CHECK(s.step_last == 60000 >> QD_STEP_SHIFT, "standing queue: %u",
+	      s.step_last);
+
+	/* a candidate under check keeps its level */
+	swing_33(&s, &t, &del);
+	samples(&s, &P, &t, 33000, 33000, 1);
+	samples(&s, &P, &t, 40000, 40000, 1);
+	CHECK(s.step_chk, "candidate");
+	qd_timeout(&s, &P);
+	CHECK(s.step_last == 33000 >> QD_STEP_SHIFT, "kept %u", s.step_last);
+
+	/* the delay signal off */
+	off.enable = 0;
+	swing_33(&s, &t, &del);
+	qd_timeout(&s, &off);
+	CHECK(s.step_last == 36000 >> QD_STEP_SHIFT, "off: %u", s.step_last);
+}
+
 int main(void)
 {
 	RUN(test_params);
@@ -1046,5 +1152,6 @@ int main(void)
 	RUN(test_reduced);
 	RUN(test_path_bdp);
 	RUN(test_path_step);
+	RUN(test_step_after_timeout);
 	return check_done("test_qdelay");
 }

@@ -414,6 +414,40 @@ static inline void qd_step_sample(struct qd_state *s,
 	s->step_last = qd_step_level(rtt_us);
 }
 
+/*
+ * A retransmission timeout (the flow enters Loss from another state). No
+ * ACK came for an RTO, hundreds of ms, and the bottleneck sent on: the
+ * flow's own queue is gone, and its next sample is the path's RTT, whatever
+ * the last sample before the timeout held. A LEO handover comes with a loss
+ * burst and the timeout it causes; measured from that last sample, a step
+ * shorter than half the threshold plus the queue it held went unseen (33.3
+ * to 37.9 ms with 1-2 ms of queue: the minimum stayed 5 ms short for the
+ * whole epoch, and every random loss read as an AQM's queue). So the level
+ * a step is measured from drops to the floor of the recent rounds (where
+ * the flow's queue drained to), by at most one threshold, the bound a
+ * candidate's check keeps (qd_step_confirm()): a competitor's queue that
+ * grew since the floor was taken moves the minimum no further than it
+ * could without the timeout. Not where the level held a long standing queue
+ * (the candidate's own condition in qd_step_sample()), nor while a
+ * candidate is under check.
+ */
+static inline void qd_timeout(struct qd_state *s, const struct qd_params *p)
+{
+	u32 last = (u32)s->step_last << QD_STEP_SHIFT, floor, thresh, level;
+
+	if (!p->enable || s->step_chk || !s->step_last ||
+	    s->step_last >= QD_STEP_MAX || s->min_rtt_us == QD_NONE)
+		return;
+	floor = qd_floor_us(s);
+	if (floor == QD_NONE || floor >= last)
+		return;
+	thresh = qd_thresh_us(s, p);
+	if (min_t(u32, last, qd_rtt(s)) >= s->min_rtt_us + 2 * thresh)
+		return;
+	level = last > thresh ? max_t(u32, floor, last - thresh) : floor;
+	s->step_last = max_t(u16, qd_step_level(level), 1);
+}
+
 /* An RTT sample @rtt_us (> 0) at @now_us. */
 static inline void qd_rtt_sample(struct qd_state *s, const struct qd_params *p,
 				 u32 now_us, u32 rtt_us)
