@@ -91,10 +91,14 @@
  * above twice the threshold) before anything jumps, and it grows by
  * ACK-clocked packets, not by half a threshold at once; the one that
  * jumps, a competitor's slow start, comes before the first loss, and the
- * watch starts there (qd_step_sample()). Without this,
- * every RTT rise at a handover read as queue for the 300 s window and
- * turned each random loss into a congestion cut (docs/algorithms.md,
- * "Path steps").
+ * watch starts there (qd_step_sample()). A retransmission timeout drains
+ * the flow's own queue: the level a jump is measured from then drops to
+ * the floor, by one threshold at most (qd_timeout()), so that a LEO
+ * handover's step, which comes with a timeout, is seen even when it is
+ * shorter than half the threshold plus the queue the last sample held.
+ * Without this, every RTT rise at a handover read as queue for the 300 s
+ * window and turned each random loss into a congestion cut
+ * (docs/algorithms.md, "Path steps").
  *
  * Growth is bounded by what the path delivers: in the first slow start
  * qd_cwnd_cap() is twice the BDP (BBR's cwnd gain of 2) plus the loss
