@@ -1,7 +1,9 @@
 """Netlink dumps over raw sockets, with the standard library only: the
 qdiscs of rtnetlink and the TCP sockets of sock_diag, what the lab's
 samplers read from a thread while a flow runs (specnet_lab.QueueSampler,
-specnet_lab.sock_readings()).
+specnet_lab.sock_readings()); and one request with its acknowledgement
+and extack message, what the redopt tests send by hand
+(tests/integration/nlraw.py, tests/stress/nlfuzz.py).
 
 A socket keeps the network namespace it was made in: open one inside
 specnet_lab.in_netns() and use it from anywhere. Importing pyroute2 for
@@ -17,7 +19,10 @@ import struct
 
 NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4
 NLMSG_ERROR, NLMSG_DONE = 2, 3
-NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 0x1, 0x4, 0x300
+NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200   # an acknowledgement's flags
+NLMSGERR_ATTR_MSG = 1
+SOL_NETLINK, NETLINK_EXT_ACK = 270, 11
 NLA_TYPE_MASK = 0x3FFF          # without NLA_F_NESTED, NLA_F_NET_BYTEORDER
 NLMSGHDR = struct.Struct("=IHHII")
 
@@ -77,11 +82,40 @@ def attrs(buf):
         off += (ln + 3) & ~3
 
 
-def open_socket(proto):
-    """A netlink socket of @proto in this thread's network namespace."""
+def open_socket(proto, ext_ack=False):
+    """A netlink socket of @proto in this thread's network namespace; with
+    @ext_ack, the kernel adds its extack message to an error's answer."""
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
+    if ext_ack:
+        s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
     s.bind((0, 0))
     return s
+
+
+def request(sock, mtype, flags, body, seq=1):
+    """Send the request @mtype with @body on @sock (@flags, NLM_F_REQUEST
+    and NLM_F_ACK set) and wait for its acknowledgement, the NLMSG_ERROR
+    of sequence number @seq; returns (errno, extack message): (0, "") when
+    the kernel took it. The message is empty unless the socket was opened
+    with ext_ack."""
+    sock.send(NLMSGHDR.pack(NLMSGHDR.size + len(body), mtype,
+                            flags | NLM_F_REQUEST | NLM_F_ACK, seq, 0) + body)
+    while True:
+        data = sock.recv(1 << 16)
+        ln, typ, mflags, mseq, _ = NLMSGHDR.unpack_from(data)
+        if typ == NLMSG_ERROR and mseq == seq:
+            break
+    # struct nlmsgerr: the error, then the request's header, and its body
+    # unless the answer is capped; then the extack attributes
+    (err,) = struct.unpack_from("=i", data, NLMSGHDR.size)
+    off = NLMSGHDR.size + 4
+    off += NLMSGHDR.size if mflags & NLM_F_CAPPED else NLMSGHDR.unpack_from(data, off)[0]
+    text = ""
+    if mflags & NLM_F_ACK_TLVS:
+        for typ, payload in attrs(data[off:ln]):
+            if typ == NLMSGERR_ATTR_MSG:
+                text = payload.split(b"\0")[0].decode(errors="replace")
+    return -err, text
 
 
 def dump(sock, mtype, body):

@@ -1,6 +1,8 @@
 """specnet_bench.netlink on the host: sock_diag's TCP sockets and
 rtnetlink's qdiscs read over raw sockets in another network namespace,
-against what `ss` and `tc` print for the same objects."""
+against what `ss` and `tc` print for the same objects; and a request with
+its acknowledgement and extack message."""
+import errno
 import json
 import os
 import socket
@@ -113,3 +115,34 @@ def test_qdiscs_as_tc_sees_them(named_ns):
     # pfifo's options: struct tc_fifo_qopt, its limit
     assert leaf["options"] == struct.pack("=I", 77), leaf
     assert leaf["queue"] is not None and leaf["queue"]["qlen"] == want["1:1"]["qlen"], (leaf, want)
+
+
+def test_request_acknowledged_and_refused_with_its_extack(named_ns):
+    """netlink.request(): a pfifo the kernel takes (0, ""), the same again
+    with NLM_F_EXCL refused with EEXIST and the kernel's extack message (none
+    on a socket without ext_ack), an unknown kind refused with ENOENT."""
+    ns = named_ns
+    with lab.in_netns(ns):
+        nl = netlink.open_socket(netlink.NETLINK_ROUTE, ext_ack=True)
+        plain = netlink.open_socket(netlink.NETLINK_ROUTE)
+        lo = socket.if_nametoindex("lo")
+
+    def body(kind, opts):
+        return (netlink.TCMSG.pack(socket.AF_UNSPEC, lo, 0, 0xFFFFFFFF, 0)
+                + struct.pack("=HH", 4 + len(kind), netlink.TCA_KIND) + kind + b"\0" * (-len(kind) % 4)
+                + struct.pack("=HH", 4 + len(opts), netlink.TCA_OPTIONS) + opts)
+    create = 0x400 | 0x200      # NLM_F_CREATE | NLM_F_EXCL
+    with nl, plain:
+        assert netlink.request(nl, netlink.RTM_NEWQDISC, create,
+                               body(b"pfifo\0", struct.pack("=I", 33)), seq=7) == (0, "")
+        assert "pfifo" in lab.sh(f"tc -n {ns} qdisc show dev lo") and \
+            "limit 33p" in lab.sh(f"tc -n {ns} qdisc show dev lo")
+        err, msg = netlink.request(nl, netlink.RTM_NEWQDISC, create,
+                                   body(b"pfifo\0", struct.pack("=I", 44)), seq=8)
+        assert err == errno.EEXIST and "xclusiv" in msg, (err, msg)
+        assert netlink.request(plain, netlink.RTM_NEWQDISC, create,
+                               body(b"pfifo\0", struct.pack("=I", 44))) == (errno.EEXIST, "")
+        err, msg = netlink.request(nl, netlink.RTM_NEWQDISC, create,
+                                   body(b"nosuchqdisc\0", b""), seq=9)
+        assert err == errno.ENOENT and msg, (err, msg)
+    assert "limit 33p" in lab.sh(f"tc -n {ns} qdisc show dev lo")

@@ -18,11 +18,7 @@ import socket
 import struct
 import sys
 
-SOL_NETLINK = 270
-NETLINK_EXT_ACK = 11
-NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
-NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
-NLMSGERR_ATTR_MSG = 1
+NLM_F_EXCL, NLM_F_CREATE = 0x200, 0x400
 NLA_F_NESTED = 1 << 15
 TC_H_ROOT = 0xFFFFFFFF
 
@@ -30,8 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 UAPI = os.path.join(HERE, "..", "..", "kernel", "include", "uapi", "specnet", "redopt.h")
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
 from specnet_bench import netlink  # noqa: E402
-from specnet_bench.netlink import (NETLINK_ROUTE, NLMSG_ERROR, RTM_NEWQDISC,  # noqa: E402
-                                   TCA_KIND, TCA_OPTIONS, attrs)  # attrs: nlfuzz's too
+from specnet_bench.netlink import (NETLINK_ROUTE, RTM_NEWQDISC, TCA_KIND,  # noqa: E402
+                                   TCA_OPTIONS, attrs)  # attrs: nlfuzz's too
 
 
 def attr_numbers():
@@ -72,26 +68,11 @@ def request(dev, spec):
     """Send the RTM_NEWQDISC of @spec for @dev (in this thread's network
     namespace) and return the kernel's answer: {"error": errno, "msg":
     extack message}."""
-    flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL
-    tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, socket.if_nametoindex(dev), 0,
-                      TC_H_ROOT, 0)
+    tcm = netlink.TCMSG.pack(socket.AF_UNSPEC, socket.if_nametoindex(dev), 0, TC_H_ROOT, 0)
     body = tcm + nla(TCA_KIND, b"redopt\0") + nla(TCA_OPTIONS | NLA_F_NESTED, encode(spec))
-    msg = struct.pack("=IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
-    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE) as s:
-        s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-        s.bind((0, 0))
-        s.send(msg)
-        data = s.recv(65536)
-    ln, mtype, mflags, _, _ = struct.unpack_from("=IHHII", data, 0)
-    assert mtype == NLMSG_ERROR, mtype
-    (err,) = struct.unpack_from("=i", data, 16)
-    off = 20 + (16 if mflags & NLM_F_CAPPED else struct.unpack_from("=I", data, 20)[0])
-    msg_text = ""
-    if mflags & NLM_F_ACK_TLVS:
-        for atype, payload in attrs(data[off:ln]):
-            if atype == NLMSGERR_ATTR_MSG:
-                msg_text = payload.split(b"\0")[0].decode()
-    return {"error": -err, "msg": msg_text}
+    with netlink.open_socket(NETLINK_ROUTE, ext_ack=True) as s:
+        err, msg = netlink.request(s, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, body)
+    return {"error": err, "msg": msg}
 
 
 def root_options(dev, kind="redopt"):

@@ -32,21 +32,17 @@ import socket
 import struct
 import sys
 
-NETLINK_ROUTE, SOL_NETLINK, NETLINK_EXT_ACK = 0, 270, 11
-RTM_NEWQDISC, RTM_DELQDISC, RTM_GETQDISC = 36, 37, 38
-NLMSG_ERROR, NLMSG_DONE = 2, 3
-NLM_F_REQUEST, NLM_F_MULTI, NLM_F_ACK, NLM_F_DUMP = 1, 2, 4, 0x300
+RTM_DELQDISC = 37
 NLM_F_REPLACE, NLM_F_EXCL, NLM_F_CREATE = 0x100, 0x200, 0x400
-NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
-NLMSGERR_ATTR_MSG = 1
-TCA_KIND, TCA_OPTIONS = 1, 2
-NLA_F_NESTED = 1 << 15
-TC_H_ROOT = 0xFFFFFFFF
 SOL_UDP, UDP_SEGMENT = 17, 103
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from nlraw import UAPI, attr_numbers, attrs, nla  # noqa: E402
+# nlraw puts the repository on the path too
+from nlraw import NLA_F_NESTED, TC_H_ROOT, UAPI, attr_numbers, attrs, nla  # noqa: E402
+from specnet_bench import netlink  # noqa: E402
+from specnet_bench.netlink import (NETLINK_ROUTE, RTM_NEWQDISC, TCA_KIND,  # noqa: E402
+                                   TCA_OPTIONS)
 
 
 def uapi():
@@ -95,9 +91,7 @@ class Fuzzer:
     def __init__(self, dev, dst, seed):
         self.rng = random.Random(seed)
         self.ifindex = socket.if_nametoindex(dev)
-        self.nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
-        self.nl.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-        self.nl.bind((0, 0))
+        self.nl = netlink.open_socket(NETLINK_ROUTE, ext_ack=True)
         self.nl.settimeout(10)
         self.seq = 0
         self.dst = dst
@@ -119,47 +113,18 @@ class Fuzzer:
 
     # ---- netlink -------------------------------------------------------------
     def talk(self, mtype, flags, body):
+        """The kernel's answer to one request: (errno, extack message)."""
         self.seq += 1
-        msg = struct.pack("=IHHII", 16 + len(body), mtype, flags | NLM_F_REQUEST | NLM_F_ACK,
-                          self.seq, 0) + body
-        self.nl.send(msg)
-        while True:
-            data = self.nl.recv(1 << 16)
-            ln, t, f, seq, _ = struct.unpack_from("=IHHII", data, 0)
-            if t == NLMSG_ERROR and seq == self.seq:
-                break
-        (err,) = struct.unpack_from("=i", data, 16)
-        off = 20 + (16 if f & NLM_F_CAPPED else struct.unpack_from("=I", data, 20)[0])
-        text = ""
-        if f & NLM_F_ACK_TLVS:
-            for at, p in attrs(data[off:ln]):
-                if at == NLMSGERR_ATTR_MSG:
-                    text = p.split(b"\0")[0].decode(errors="replace")
-        return -err, text
+        return netlink.request(self.nl, mtype, flags, body, self.seq)
 
     def tcmsg(self):
-        return struct.pack("=BxxxiIII", socket.AF_UNSPEC, self.ifindex, 0, TC_H_ROOT, 0)
+        return netlink.TCMSG.pack(socket.AF_UNSPEC, self.ifindex, 0, TC_H_ROOT, 0)
 
     def dump(self):
         """The root qdisc's (kind, TCA_OPTIONS bytes) on the device."""
-        self.seq += 1
-        self.nl.send(struct.pack("=IHHII", 36, RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP,
-                                 self.seq, 0) + bytes(20))
-        found = None
-        while True:
-            data = self.nl.recv(1 << 16)
-            o = 0
-            while o + 16 <= len(data):
-                ln, t = struct.unpack_from("=IH", data, o)
-                if t in (NLMSG_ERROR, NLMSG_DONE) or ln < 16:
-                    return found
-                if t == RTM_NEWQDISC:
-                    _, i, _, parent, _ = struct.unpack_from("=BxxxiIII", data, o + 16)
-                    top = dict(attrs(data[o + 36:o + ln]))
-                    if i == self.ifindex and parent == TC_H_ROOT:
-                        found = (top.get(TCA_KIND, b"").rstrip(b"\0").decode(),
-                                 top.get(TCA_OPTIONS, b""))
-                o += (ln + 3) & ~3
+        q = next((q for q in netlink.qdiscs(self.nl)
+                  if q["ifindex"] == self.ifindex and q["parent"] == TC_H_ROOT), None)
+        return (q["kind"], q["options"]) if q else None
 
     # ---- messages ------------------------------------------------------------
     def mutate(self, a):
