@@ -362,6 +362,30 @@ static inline void qd_floor_round(struct qd_state *s, u32 rtt_us)
 }
 
 /*
+ * The level a step is measured from, @last (us), stands on a long standing
+ * queue: it, or the RTT estimate if that is lower, is two thresholds
+ * (@thresh) or more above the minimum. A competitor's queue, not ours at a
+ * handover: no candidate starts from there (qd_step_sample()) and a timeout
+ * leaves the level where it is (qd_timeout()).
+ */
+static inline bool qd_level_standing(const struct qd_state *s, u32 last,
+				     u32 thresh)
+{
+	return min_t(u32, last, qd_rtt(s)) >= s->min_rtt_us + 2 * thresh;
+}
+
+/*
+ * @from, raised to one threshold (@thresh) under the level @last where it
+ * lay further down: what a step is measured from never moves the minimum
+ * more than one threshold beyond what the level alone would
+ * (qd_step_confirm(), qd_timeout()).
+ */
+static inline u32 qd_within_thresh(u32 from, u32 last, u32 thresh)
+{
+	return last > thresh ? max_t(u32, from, last - thresh) : from;
+}
+
+/*
  * The step detector's part of an RTT sample @rtt_us (> 0), before
  * qd_rtt_sample() gives it to the minimum. A candidate step holds while
  * every sample stays at least a quarter of the threshold above the level
@@ -408,7 +432,7 @@ static inline void qd_step_sample(struct qd_state *s,
 		 * a sample that rose by half of that, not for every ACK
 		 */
 		thresh = qd_thresh_us(s, p);
-		if (min_t(u32, last, qd_rtt(s)) < s->min_rtt_us + 2 * thresh &&
+		if (!qd_level_standing(s, last, thresh) &&
 		    rtt_us >= top + (thresh >> 1)) {
 			/* step_last keeps the level */
 			s->step_chk = QD_STEP_ROUNDS;
@@ -446,9 +470,9 @@ static inline void qd_timeout(struct qd_state *s, const struct qd_params *p)
 	if (floor == QD_NONE || floor >= last)
 		return;
 	thresh = qd_thresh_us(s, p);
-	if (min_t(u32, last, qd_rtt(s)) >= s->min_rtt_us + 2 * thresh)
+	if (qd_level_standing(s, last, thresh))
 		return;
-	level = last > thresh ? max_t(u32, floor, last - thresh) : floor;
+	level = qd_within_thresh(floor, last, thresh);
 	s->step_last = max_t(u16, qd_step_level(level), 1);
 }
 
@@ -528,9 +552,8 @@ static inline bool qd_step_confirm(struct qd_state *s,
 	    s->rtt_us <= last)
 		return false;
 	thresh = qd_thresh_us(s, p);
-	from = min_t(u32, last, qd_floor_us(s));
-	if (last > thresh)
-		from = max_t(u32, from, last - thresh);
+	from = qd_within_thresh(min_t(u32, last, qd_floor_us(s)), last,
+				thresh);
 	from = max_t(u32, from, s->min_rtt_us);
 	min = min_t(u32, s->min_rtt_us + (s->rtt_us - from), s->rtt_us);
 	s->step_last = qd_step_level(s->rtt_us);
