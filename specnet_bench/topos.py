@@ -59,7 +59,9 @@ geo, hybrid, dumbbell, onoff: ChainTopo, one chain of links per path,
 import json
 import os
 import random
+import re
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -79,11 +81,71 @@ class LinuxRouter(Node):
 
     def config(self, **params):
         super().config(**params)
-        self.cmd("sysctl -qw net.ipv4.ip_forward=1")
+        # the shell's own echo: sysctl is a process, ~0.1 s under TCG
+        self.cmd("echo 1 > /proc/sys/net/ipv4/ip_forward")
 
     def terminate(self):
-        self.cmd("sysctl -qw net.ipv4.ip_forward=0")
+        self.cmd("echo 0 > /proc/sys/net/ipv4/ip_forward")
         super().terminate()
+
+
+class Cmds:
+    """Configuration commands for Mininet nodes, run together by run(): per
+    node, in one shell line, its shell commands (sh()), then one `ip
+    -batch` of its ip() lines and one `tc -batch` of its tc() lines, each
+    in the order given. Every process a node's shell starts costs about
+    0.1 s under TCG (`ip link show` 143 ms; five of them in one `ip -batch`
+    149 ms), and a path has tens of such commands. A batch stops at its
+    first line that fails; run() raises with the node, the line and the
+    tool's message (a configuration that failed must not be measured)."""
+
+    KINDS = ("sh", "ip", "tc")
+
+    def __init__(self):
+        self.todo = {}                  # node -> {kind: [lines]}
+
+    def _add(self, node, kind, line):
+        self.todo.setdefault(node, {k: [] for k in self.KINDS})[kind].append(line)
+
+    def sh(self, node, cmd):
+        self._add(node, "sh", cmd)
+
+    def ip(self, node, line):
+        """An `ip` command's words after `ip` ('route add ...')."""
+        self._add(node, "ip", line)
+
+    def tc(self, node, line):
+        """A `tc` command's words after `tc` ('qdisc add dev ...'); our
+        redopt's tc plugin is found (TC_LIB_DIR)."""
+        self._add(node, "tc", line)
+
+    def run(self):
+        with tempfile.TemporaryDirectory(prefix="specnet-topo-") as d:
+            for k, (node, c) in enumerate(self.todo.items()):
+                parts, files = list(c["sh"]), {}
+                for kind in ("ip", "tc"):
+                    if c[kind]:
+                        files[kind] = f = os.path.join(d, f"{k}.{kind}")
+                        with open(f, "w") as fh:
+                            fh.write("\n".join(c[kind]) + "\n")
+                        env = f"TC_LIB_DIR={TC_LIB} " if kind == "tc" else ""
+                        parts.append(f"{env}{kind} -batch {f}")
+                if not parts:
+                    continue
+                try:
+                    PathsTopo._cmd(node, " && ".join(parts))
+                except RuntimeError as e:
+                    raise RuntimeError(self.explain(str(e), c, files)) from None
+        self.todo.clear()
+
+    @staticmethod
+    def explain(msg, lines, files):
+        """@msg with the batch line it names ('Command failed F:N') added."""
+        m = re.search(r"Command failed (\S+):(\d+)", msg)
+        for kind, f in files.items():
+            if m and m.group(1) == f:
+                return f"{msg} [{kind} {lines[kind][int(m.group(2)) - 1]}]"
+        return msg
 
 
 class PathsTopo(Topo):
@@ -137,18 +199,18 @@ class PathsTopo(Topo):
         a loss-free path."""
         return None
 
-    def count_lossy_hop(self, net):
+    def count_lossy_hop(self, net, cmds):
         """Count the IPv4 frames that enter each path's lossy hop: a
         matchall filter on the interface's clsact egress hook (it runs
         before the root qdisc), so ARP and IPv6 frames, which netem also
-        corrupts, stay out of the realized PER."""
+        corrupts, stay out of the realized PER. Into Cmds @cmds."""
         for p in range(1, self.paths + 1):
             hop = self.lossy_hop(net, p)
             if hop:
                 node, intf, _ = hop
-                self._cmd(node, f"tc qdisc add dev {intf} clsact")
-                self._cmd(node, f"tc filter add dev {intf} egress protocol ip pref 1 "
-                                "matchall action pass")
+                cmds.tc(node, f"qdisc add dev {intf} clsact")
+                cmds.tc(node, f"filter add dev {intf} egress protocol ip pref 1 "
+                              "matchall action pass")
 
     def realized(self, net, p):
         """After a run: the IPv4 frames that entered path @p's lossy hop,
@@ -273,6 +335,7 @@ class SatelliteTopo(PathsTopo):
         list, one BER per path."""
         o = self.opts
         frame = self.frame()
+        cmds = Cmds()
         for i in range(self.paths):
             p = i + 1
             b = ber[i] if isinstance(ber, (list, tuple)) else (self.bers[i] if ber is None else ber)
@@ -283,33 +346,35 @@ class SatelliteTopo(PathsTopo):
             for n in (h1, h2, gw1, sat, gw2):
                 for intf in n.intfList():
                     if intf.name != "lo":
-                        self._cmd(n, f"ip link set {intf} mtu {frame}")
-                        self._cmd(n, f"ethtool -K {intf} tso off gso off gro off >/dev/null")
-            self._cmd(gw1, f"ip route add 10.{p}.3.0/24 via 10.{p}.2.2")
-            self._cmd(gw1, f"ip route add 10.{p}.4.0/24 via 10.{p}.2.2")
-            self._cmd(sat, f"ip route add 10.{p}.1.0/24 via 10.{p}.2.1")
-            self._cmd(sat, f"ip route add 10.{p}.4.0/24 via 10.{p}.3.2")
-            self._cmd(gw2, f"ip route add 10.{p}.1.0/24 via 10.{p}.3.1")
-            self._cmd(gw2, f"ip route add 10.{p}.2.0/24 via 10.{p}.3.1")
+                        cmds.ip(n, f"link set {intf} mtu {frame}")
+                        cmds.sh(n, f"ethtool -K {intf} tso off gso off gro off >/dev/null")
+            cmds.ip(gw1, f"route add 10.{p}.3.0/24 via 10.{p}.2.2")
+            cmds.ip(gw1, f"route add 10.{p}.4.0/24 via 10.{p}.2.2")
+            cmds.ip(sat, f"route add 10.{p}.1.0/24 via 10.{p}.2.1")
+            cmds.ip(sat, f"route add 10.{p}.4.0/24 via 10.{p}.3.2")
+            cmds.ip(gw2, f"route add 10.{p}.1.0/24 via 10.{p}.3.1")
+            cmds.ip(gw2, f"route add 10.{p}.2.0/24 via 10.{p}.3.1")
             # rwnd of 30 segments (and the initial ssthresh: configure's end)
-            self._cmd(h2, f"ip route change default via 10.{p}.4.254 window {o['window'] * o['mss']}")
+            cmds.ip(h2, f"route change default via 10.{p}.4.254 window {o['window'] * o['mss']}")
             rate = f"{o['sat_bw_kbit']:g}kbit"
             gq = gw1.intfList()[1]
-            self._cmd(gw1, f"tc qdisc add dev {gq} root handle 1: htb default 1")
-            self._cmd(gw1, f"tc class add dev {gq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+            cmds.tc(gw1, f"qdisc add dev {gq} root handle 1: htb default 1")
+            cmds.tc(gw1, f"class add dev {gq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
             if o["red"]:
-                self._cmd(gw1, f"tc qdisc add dev {gq} parent 1:1 handle 10: red limit {30 * frame} "
+                cmds.tc(gw1, f"qdisc add dev {gq} parent 1:1 handle 10: red limit {30 * frame} "
                         f"min {5 * frame} max {15 * frame} avpkt {frame} burst 7 "
                         f"bandwidth {rate} probability 0.1 ecn")
             else:
-                self._cmd(gw1, f"tc qdisc add dev {gq} parent 1:1 handle 10: pfifo limit 30")
+                cmds.tc(gw1, f"qdisc add dev {gq} parent 1:1 handle 10: pfifo limit 30")
             d = f"{o['delay_ms']:g}ms"
-            self._cmd(sat, f"tc qdisc add dev {sat.intfList()[1]} root netem delay {d} "
+            cmds.tc(sat, f"qdisc add dev {sat.intfList()[1]} root netem delay {d} "
                     f"corrupt {per * 100:.6f}% limit 1000")
-            self._cmd(sat, f"tc qdisc add dev {sat.intfList()[0]} root netem delay {d} limit 1000")
+            cmds.tc(sat, f"qdisc add dev {sat.intfList()[0]} root netem delay {d} limit 1000")
             rq = gw2.intfList()[0]
-            self._cmd(gw2, f"tc qdisc add dev {rq} root handle 1: htb default 1")
-            self._cmd(gw2, f"tc class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+            cmds.tc(gw2, f"qdisc add dev {rq} root handle 1: htb default 1")
+            cmds.tc(gw2, f"class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+        self.count_lossy_hop(net, cmds)
+        cmds.run()
         for p in range(1, self.paths + 1):
             h1, h2 = self.sender(net, p), self.receiver(net, p)
             lab.route_ssthresh(lambda c: self._cmd(h1, c), lab.node_netns(h1), lab.node_netns(h2),
@@ -317,7 +382,6 @@ class SatelliteTopo(PathsTopo):
                                self.opts["window"])
             # nothing the flows learn is cached after this
             self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_metrics_save=1")
-        self.count_lossy_hop(net)
 
 
 MTU = 1500
@@ -450,35 +514,41 @@ class ChainTopo(PathsTopo):
         return nodes[nodes.index(node) + 1:]
 
     def configure(self, net):
+        cmds = Cmds()
         for p in range(1, self.paths + 1):
             chain, nodes = self.chains[p - 1], self.nodes_of(net, p)
             k = len(chain)
             for n in nodes:
                 for i in n.intfList():
                     if i.name != "lo":
-                        self._cmd(n, f"ethtool -K {i} tso off gso off gro off >/dev/null")
+                        cmds.sh(n, f"ethtool -K {i} tso off gso off gro off >/dev/null")
                         if self.mtu != MTU:
-                            self._cmd(n, f"ip link set {i} mtu {self.mtu}")
+                            cmds.ip(n, f"link set {i} mtu {self.mtu}")
             for i, n in enumerate(nodes[1:-1], start=1):
                 # router i sits on links i and i + 1; the hosts' subnets are 1 and k
                 if i > 1:
-                    self._cmd(n, f"ip route add 10.{p}.1.0/24 via 10.{p}.{i}.1")
+                    cmds.ip(n, f"route add 10.{p}.1.0/24 via 10.{p}.{i}.1")
                 if i + 1 < k:
-                    self._cmd(n, f"ip route add 10.{p}.{k}.0/24 via 10.{p}.{i + 1}.2")
+                    cmds.ip(n, f"route add 10.{p}.{k}.0/24 via 10.{p}.{i + 1}.2")
             for j, l in enumerate(chain):
                 a, b = nodes[j], nodes[j + 1]
                 ia, ib = self.intf(a, b), self.intf(b, a)
                 leaf = (f"netem {l['impair']} limit {l['limit']}" if l["impair"]
                         else queue_tc(l["queue"], l["limit"], l["rate"], self.mtu))
-                self._cmd(a, f"tc qdisc add dev {ia} root handle 1: htb default 1")
-                self._cmd(a, f"tc class add dev {ia} parent 1: classid 1:1 htb "
-                             f"rate {l['rate']} ceil {l['rate']} burst 15k cburst 15k")
-                self._cmd(a, f"TC_LIB_DIR={TC_LIB} tc qdisc add dev {ia} parent 1:1 handle 10: "
-                             f"{leaf}")
+                cmds.tc(a, f"qdisc add dev {ia} root handle 1: htb default 1")
+                cmds.tc(a, f"class add dev {ia} parent 1: classid 1:1 htb "
+                           f"rate {l['rate']} ceil {l['rate']} burst 15k cburst 15k")
+                cmds.tc(a, f"qdisc add dev {ia} parent 1:1 handle 10: {leaf}")
                 if l["delay_ms"]:
-                    self._cmd(b, f"tc qdisc add dev {ib} root netem "
-                                 f"delay {2 * l['delay_ms']:g}ms limit 100000")
-        self.count_lossy_hop(net)
+                    cmds.tc(b, f"qdisc add dev {ib} root netem "
+                               f"delay {2 * l['delay_ms']:g}ms limit 100000")
+        self.count_lossy_hop(net, cmds)
+        self.configure_more(net, cmds)
+        cmds.run()
+
+    def configure_more(self, net, cmds):
+        """A subclass's own configuration, into Cmds @cmds, each node's
+        lines after the chain's."""
 
 
 def redopt_gateway_words(rate, rtt_ms, bdp_pkts):
@@ -813,13 +883,13 @@ class FlowAddrTopo(ChainTopo):
         """Flow @i's address on path @p's receiver."""
         return f"10.{p}.{len(self.chains[p - 1])}.{10 + i}"
 
-    def add_flow_addresses(self, net, p):
-        """Give path @p's receiver its flows' addresses; returns its
-        interface."""
+    def add_flow_addresses(self, net, p, cmds):
+        """Give path @p's receiver its flows' addresses (into Cmds @cmds);
+        returns its interface."""
         rcv = self.receiver(net, p)
         intf = rcv.intfList()[0]
         for i in range(self.flows(p)):
-            self._cmd(rcv, f"ip addr add {self.flow_dst(p, i)}/24 dev {intf}")
+            cmds.ip(rcv, f"addr add {self.flow_dst(p, i)}/24 dev {intf}")
         return intf
 
 
@@ -849,20 +919,19 @@ class RttMixTopo(FlowAddrTopo):
         o = self.path_opts[p - 1]
         return float(o.get("rtt2_ms", self.RTT2_MS) if i else o.get("rtt_ms", self.RTT_MS))
 
-    def configure(self, net):
-        super().configure(net)
+    def configure_more(self, net, cmds):
         for p in range(1, self.paths + 1):
             rcv = self.receiver(net, p)
-            intf = self.add_flow_addresses(net, p)
+            intf = self.add_flow_addresses(net, p, cmds)
             # in place of the link's netem: band 1 (everything, ARP too) at
             # flow 0's RTT, band 2 at flow 1's
-            self._cmd(rcv, f"tc qdisc replace dev {intf} root handle 1: prio bands 2 "
-                           "priomap " + " ".join(["0"] * 16))
+            cmds.tc(rcv, f"qdisc replace dev {intf} root handle 1: prio bands 2 "
+                         "priomap " + " ".join(["0"] * 16))
             for band in (0, 1):
-                self._cmd(rcv, f"tc qdisc add dev {intf} parent 1:{band + 1} netem "
-                               f"delay {self.flow_rtt_ms(p, band):g}ms limit 100000")
-            self._cmd(rcv, f"tc filter add dev {intf} parent 1: protocol ip prio 1 u32 "
-                           f"match ip src {self.flow_dst(p, 1)}/32 flowid 1:2")
+                cmds.tc(rcv, f"qdisc add dev {intf} parent 1:{band + 1} netem "
+                             f"delay {self.flow_rtt_ms(p, band):g}ms limit 100000")
+            cmds.tc(rcv, f"filter add dev {intf} parent 1: protocol ip prio 1 u32 "
+                         f"match ip src {self.flow_dst(p, 1)}/32 flowid 1:2")
 
 
 class OnoffTopo(ChainTopo):
@@ -945,11 +1014,14 @@ class RedTopo(FlowAddrTopo):
     def flows(self, p):
         return len(self.ssthresh(p))
 
+    def configure_more(self, net, cmds):
+        for p in range(1, self.paths + 1):
+            self.add_flow_addresses(net, p, cmds)
+
     def configure(self, net):
         super().configure(net)
         for p in range(1, self.paths + 1):
             snd, rcv = self.sender(net, p), self.receiver(net, p)
-            self.add_flow_addresses(net, p)
             for i, sst in enumerate(self.ssthresh(p)):
                 dst = self.flow_dst(p, i)
                 lab.route_ssthresh(lambda c: self._cmd(snd, c), lab.node_netns(snd),

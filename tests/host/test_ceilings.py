@@ -7,6 +7,7 @@ plus the 14-byte Ethernet header. A 1000-byte MSS with timestamps is a
 """
 import math
 import os
+import re
 import sys
 from types import SimpleNamespace
 
@@ -171,3 +172,55 @@ def test_configure_checks_return_codes():
         topos.PathsTopo._cmd(n, "ip route add x")
     ok = SimpleNamespace(name="h1p1", cmd=lambda c: "out\nrc=0\n")
     assert topos.PathsTopo._cmd(ok, "true").strip() == "out"
+
+
+class BatchNode:
+    """A Mininet node's shell as Cmds.run() meets it: records each command
+    line and the batch files it names (read while they exist)."""
+
+    def __init__(self, name, answer="rc=0\n"):
+        self.name, self.answer, self.lines, self.files = name, answer, [], {}
+
+    def cmd(self, c):
+        self.lines.append(c)
+        for f in re.findall(r"-batch (\S+)", c):
+            with open(f) as fh:
+                self.files[f] = fh.read().splitlines()
+        return self.answer.format(*self.files)
+
+
+def test_cmds_one_shell_line_a_node_batches_in_order():
+    a, b = BatchNode("r1p1"), BatchNode("h2p1")
+    c = topos.Cmds()
+    c.tc(a, "qdisc add dev r1p1-eth1 root handle 1: htb default 1")
+    c.ip(a, "route add 10.1.3.0/24 via 10.1.2.2")
+    c.sh(a, "ethtool -K r1p1-eth1 tso off gso off gro off >/dev/null")
+    c.tc(a, "class add dev r1p1-eth1 parent 1: classid 1:1 htb rate 20mbit")
+    c.ip(b, "addr add 10.1.2.10/24 dev h2p1-eth0")
+    c.run()
+    assert len(a.lines) == 1 and len(b.lines) == 1, (a.lines, b.lines)
+    # the shell commands first, then ip's batch, then tc's (with our plugins)
+    parts = a.lines[0].split(" 2>&1; echo rc=$?")[0].split(" && ")
+    assert parts[0] == "ethtool -K r1p1-eth1 tso off gso off gro off >/dev/null", parts
+    assert re.fullmatch(r"ip -batch \S+\.ip", parts[1]), parts
+    assert re.fullmatch(rf"TC_LIB_DIR={re.escape(topos.TC_LIB)} tc -batch \S+\.tc", parts[2])
+    files = list(a.files.values())
+    assert files == [["route add 10.1.3.0/24 via 10.1.2.2"],
+                     ["qdisc add dev r1p1-eth1 root handle 1: htb default 1",
+                      "class add dev r1p1-eth1 parent 1: classid 1:1 htb rate 20mbit"]]
+    assert list(b.files.values()) == [["addr add 10.1.2.10/24 dev h2p1-eth0"]]
+    assert not any(os.path.exists(f) for f in a.files)     # removed after the run
+    c.run()                                                 # nothing left to run
+    assert len(a.lines) == 1
+
+
+def test_cmds_failure_names_the_node_and_the_line():
+    # tc -batch stops at the line that failed and names it FILE:N
+    n = BatchNode("r1p1", "Error: Specified qdisc kind is unknown.\n"
+                          "Command failed {0}:2\nrc=1\n")
+    c = topos.Cmds()
+    c.tc(n, "qdisc add dev r1p1-eth1 root handle 1: htb default 1")
+    c.tc(n, "qdisc add dev r1p1-eth1 parent 1:1 handle 10: redopt limit 10")
+    with pytest.raises(RuntimeError, match=r"(?s)r1p1: .*qdisc kind is unknown.* "
+                       r"\[tc qdisc add dev r1p1-eth1 parent 1:1 handle 10: redopt limit 10\]"):
+        c.run()
