@@ -157,6 +157,32 @@ def test_tiny_run_every_scenario_validates_and_resumes():
             assert len(json.load(f)["records"]) == len(recs)
 
 
+def test_realized_per_counts_every_frame_on_both_sides():
+    """The satellite path's realized PER compares the frames that entered
+    its lossy hop with those the receiver took in. configure() primes the
+    sender's route with a connection (route_ssthresh): the lossy hop's
+    counter must see those frames, as the receiver's counters do. Without
+    corruption nothing is discarded: counted from after the priming, the
+    hop gave 6 frames fewer than arrived (a negative discard, the PER
+    unknown), and on a lossy path every run's PER 6 frames short."""
+    from mininet.net import Mininet
+    before = leftovers()
+    cases = bench.expand([("satellite", {}, [0.0], ["reno"], 3, 1, None)])
+    topo = bench.topo_for(cases)
+    net = Mininet(topo=topo, controller=None, build=True, waitConnected=False)
+    try:
+        net.start()
+        topo.configure(net)
+        assert lab.node_reachable(topo.sender(net, 1), topo.dst_ip(1))[0]
+        real = topo.realized(net, 1)
+    finally:
+        net.stop()
+    assert leftovers() == before
+    # the priming connection's frames and at least one ping
+    assert real["lossy_pkts"] >= 7 and real["lossy_discarded"] == 0, real
+    assert real["per_realized"] == 0.0 and "lossy_note" not in real, real
+
+
 def test_missing_module_is_skipped_not_faked():
     """A congestion control that does not exist is skipped with a message
     and listed in meta.skipped; nothing is run or recorded for it."""
