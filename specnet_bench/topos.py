@@ -373,6 +373,8 @@ class SatelliteTopo(PathsTopo):
             rq = gw2.intfList()[0]
             cmds.tc(gw2, f"qdisc add dev {rq} root handle 1: htb default 1")
             cmds.tc(gw2, f"class add dev {rq} parent 1: classid 1:1 htb rate {rate} ceil {rate} burst 2k cburst 2k")
+        # before the routes are primed: the priming's frames count on both
+        # sides of the realized PER (docs/bench.md, "Realized PER")
         self.count_lossy_hop(net, cmds)
         cmds.run()
         for p in range(1, self.paths + 1):
