@@ -60,12 +60,13 @@ import json
 import os
 import random
 import re
+import shlex
 import subprocess
 import tempfile
 import threading
 import time
 
-from mininet.link import TCLink
+from mininet.link import Intf
 from mininet.node import Node
 from mininet.topo import Topo
 
@@ -76,13 +77,85 @@ TCPIP_HDR = 52      # IPv4 20 + TCP 20 + timestamps 12
 ETH_HDR = 14        # HTB and netem charge skb->len: the Ethernet header counts
 
 
-class LinuxRouter(Node):
+class BatchIntf(Intf):
+    """A Mininet interface whose address and up state are set by its node's
+    BatchHost.config(), in the node's one `ip -batch`. Mininet's Intf runs
+    `ifconfig X ADDR up` and `ifconfig X up` for each interface, each a
+    process of about 0.1 s under TCG, and deletes each end of a veth pair
+    with a process of its own."""
+
+    pending_up = False
+
+    def setIP(self, ipstr, prefixLen=None):
+        if "/" in ipstr:
+            self.ip, self.prefixLen = ipstr.split("/")
+        elif prefixLen is None:
+            raise ValueError(f"{self.name}: no prefix length for {ipstr}")
+        else:
+            self.ip, self.prefixLen = ipstr, prefixLen
+        self.pending_up = True
+        return ""
+
+    def isUp(self, setUp=False):
+        if setUp:
+            self.pending_up = True
+            return True
+        return super().isUp()
+
+    def batch_lines(self):
+        """What setIP() and isUp(setUp=True) asked for, as `ip -batch`
+        lines, as ifconfig left it: the last address given (Mininet gives a
+        host's first interface its address twice), with the broadcast
+        address of its prefix, and the link up."""
+        out = []
+        if self.ip:
+            out.append(f"addr add {self.ip}/{self.prefixLen} brd + dev {self.name}")
+        if self.pending_up:
+            out.append(f"link set {self.name} up")
+        self.pending_up = False
+        return out
+
+    def delete(self):
+        # deleting one end of a veth pair deletes the other
+        link = self.link
+        if not (link and None in (link.intf1, link.intf2)):
+            self.cmd("ip link del " + self.name)
+        self.node.delIntf(self)
+        self.link = None
+
+
+class BatchHost(Node):
+    """A Mininet host configured by one `ip -batch` (lo up, its interfaces'
+    addresses and states from BatchIntf, its default route) where Node.config()
+    runs an ifconfig for each and two `ip route` processes. Links between
+    BatchHosts take intf=BatchIntf (PathsTopo.add_link())."""
+
+    def config(self, mac=None, ip=None, defaultRoute=None, lo="up", **_params):
+        r = {}
+        self.setParam(r, "setMAC", mac=mac)
+        self.setParam(r, "setIP", ip=ip)
+        lines = [f"link set lo {lo}"]
+        for intf in self.intfList():
+            if isinstance(intf, BatchIntf):
+                lines += intf.batch_lines()
+        if defaultRoute:
+            route = defaultRoute if " " in defaultRoute else f"dev {defaultRoute}"
+            lines.append(f"route replace default {route}")
+        words = " ".join(shlex.quote(line) for line in lines)
+        PathsTopo._cmd(self, f"printf '%s\\n' {words} | ip -batch -{self.config_more()}")
+        return r
+
+    def config_more(self):
+        """More of config()'s shell line ('; cmd'), in the same shell."""
+        return ""
+
+
+class LinuxRouter(BatchHost):
     """A node that forwards IPv4 (Mininet's examples/linuxrouter.py)."""
 
-    def config(self, **params):
-        super().config(**params)
+    def config_more(self):
         # the shell's own echo: sysctl is a process, ~0.1 s under TCG
-        self.cmd("echo 1 > /proc/sys/net/ipv4/ip_forward")
+        return " && echo 1 > /proc/sys/net/ipv4/ip_forward"
 
     def terminate(self):
         self.cmd("echo 0 > /proc/sys/net/ipv4/ip_forward")
@@ -159,6 +232,16 @@ class PathsTopo(Topo):
     Ethernet header). ceiling_bps(p) is the nominal one; realized(net, p)
     reads the lossy hop's counters after a run and gives the realized PER
     and the ceiling from it, the one figures are judged on."""
+
+    def add_host(self, name, cls=None, **opts):
+        """A node of BatchHost (or its subclass @cls): configured with one
+        `ip -batch`."""
+        return self.addHost(name, cls=cls or BatchHost, **opts)
+
+    def add_link(self, a, b, **opts):
+        """A veth pair between nodes of add_host(), its addresses and state
+        set by their `ip -batch`."""
+        return self.addLink(a, b, intf=BatchIntf, **opts)
 
     def sender(self, net, p):
         return net[f"h1p{p}"]
@@ -282,18 +365,17 @@ class SatelliteTopo(PathsTopo):
                          window=int(window), red=red not in (False, "0", "false", "no"))
         for i in range(self.paths):
             p = i + 1
-            h1 = self.addHost(f"h1p{p}", ip=f"10.{p}.1.1/24", defaultRoute=f"via 10.{p}.1.254")
-            h2 = self.addHost(f"h2p{p}", ip=f"10.{p}.4.1/24", defaultRoute=f"via 10.{p}.4.254")
-            gw1 = self.addNode(f"gw1p{p}", cls=LinuxRouter, ip=f"10.{p}.1.254/24")
-            sat = self.addNode(f"satp{p}", cls=LinuxRouter, ip=f"10.{p}.2.2/24")
-            gw2 = self.addNode(f"gw2p{p}", cls=LinuxRouter, ip=f"10.{p}.3.2/24")  # first intf: toward sat
-            lan = dict(cls=TCLink, bw=self.opts["lan_bw_mbit"])
-            self.addLink(h1, gw1, params2=dict(ip=f"10.{p}.1.254/24"), **lan)
-            self.addLink(gw1, sat, params1=dict(ip=f"10.{p}.2.1/24"),
-                         params2=dict(ip=f"10.{p}.2.2/24"))
-            self.addLink(sat, gw2, params1=dict(ip=f"10.{p}.3.1/24"),
-                         params2=dict(ip=f"10.{p}.3.2/24"))
-            self.addLink(gw2, h2, params1=dict(ip=f"10.{p}.4.254/24"), **lan)
+            h1 = self.add_host(f"h1p{p}", ip=f"10.{p}.1.1/24", defaultRoute=f"via 10.{p}.1.254")
+            h2 = self.add_host(f"h2p{p}", ip=f"10.{p}.4.1/24", defaultRoute=f"via 10.{p}.4.254")
+            gw1 = self.add_host(f"gw1p{p}", cls=LinuxRouter, ip=f"10.{p}.1.254/24")
+            sat = self.add_host(f"satp{p}", cls=LinuxRouter, ip=f"10.{p}.2.2/24")
+            gw2 = self.add_host(f"gw2p{p}", cls=LinuxRouter, ip=f"10.{p}.3.2/24")  # first intf: toward sat
+            self.add_link(h1, gw1, params2=dict(ip=f"10.{p}.1.254/24"))
+            self.add_link(gw1, sat, params1=dict(ip=f"10.{p}.2.1/24"),
+                          params2=dict(ip=f"10.{p}.2.2/24"))
+            self.add_link(sat, gw2, params1=dict(ip=f"10.{p}.3.1/24"),
+                          params2=dict(ip=f"10.{p}.3.2/24"))
+            self.add_link(gw2, h2, params1=dict(ip=f"10.{p}.4.254/24"))
 
     # -- after net.start() ------------------------------------------------
     def frame(self):
@@ -343,6 +425,12 @@ class SatelliteTopo(PathsTopo):
             per = self.per(p)
             h1, h2 = net[f"h1p{p}"], net[f"h2p{p}"]
             gw1, sat, gw2 = net[f"gw1p{p}"], net[f"satp{p}"], net[f"gw2p{p}"]
+            # the LANs: HTB at lan_bw_mbit both ways (as Mininet's TCLink bw=)
+            for a, b in ((h1, gw1), (gw1, h1), (gw2, h2), (h2, gw2)):
+                intf = a.connectionsTo(b)[0][0]
+                cmds.tc(a, f"qdisc add dev {intf} root handle 5:0 htb default 1")
+                cmds.tc(a, f"class add dev {intf} parent 5:0 classid 5:1 htb "
+                           f"rate {o['lan_bw_mbit']:f}Mbit burst 15k")
             for n in (h1, h2, gw1, sat, gw2):
                 for intf in n.intfList():
                     if intf.name != "lo":
@@ -456,13 +544,13 @@ class ChainTopo(PathsTopo):
         for p in range(1, self.paths + 1):
             k = len(self.chains[p - 1])
             names = [f"h1p{p}"] + [f"r{i}p{p}" for i in range(1, k)] + [f"h2p{p}"]
-            self.addHost(names[0], ip=f"10.{p}.1.1/24", defaultRoute=f"via 10.{p}.1.2")
+            self.add_host(names[0], ip=f"10.{p}.1.1/24", defaultRoute=f"via 10.{p}.1.2")
             for n in names[1:-1]:
-                self.addNode(n, cls=LinuxRouter, ip=None)
-            self.addHost(names[-1], ip=f"10.{p}.{k}.2/24", defaultRoute=f"via 10.{p}.{k}.1")
+                self.add_host(n, cls=LinuxRouter, ip=None)
+            self.add_host(names[-1], ip=f"10.{p}.{k}.2/24", defaultRoute=f"via 10.{p}.{k}.1")
             for j in range(1, k + 1):
-                self.addLink(names[j - 1], names[j], params1=dict(ip=f"10.{p}.{j}.1/24"),
-                             params2=dict(ip=f"10.{p}.{j}.2/24"))
+                self.add_link(names[j - 1], names[j], params1=dict(ip=f"10.{p}.{j}.1/24"),
+                              params2=dict(ip=f"10.{p}.{j}.2/24"))
 
     # -- after net.start() ------------------------------------------------
     def nodes_of(self, net, p):

@@ -224,3 +224,46 @@ def test_cmds_failure_names_the_node_and_the_line():
     with pytest.raises(RuntimeError, match=r"(?s)r1p1: .*qdisc kind is unknown.* "
                        r"\[tc qdisc add dev r1p1-eth1 parent 1:1 handle 10: redopt limit 10\]"):
         c.run()
+
+
+class ShellHost(topos.BatchHost):
+    """A BatchHost without Mininet's shell: cmd() runs the line in bash with
+    `ip` standing for `cat`, so that it returns the batch ip would read."""
+
+    def __init__(self, name, intfs):
+        self.name, self.lines = name, []
+        self.intfs = dict(enumerate(intfs))
+        self.ports = {x: i for i, x in self.intfs.items()}
+        self.nameToIntf = {x.name: x for x in intfs}
+
+    def cmd(self, c):
+        self.lines.append(c)
+        import subprocess
+        return subprocess.run(["bash", "-c", "ip() { cat; }; " + c], capture_output=True,
+                              text=True).stdout
+
+
+def test_batch_intf_and_host_one_ip_batch_as_ifconfig_did():
+    # Mininet's Link sets each end's address and state (Intf.config: setIP,
+    # isUp(setUp=True)); the host's config() sets its first interface's
+    # address again and its default route
+    e0 = topos.BatchIntf("h1p1-eth0", ip="10.1.1.1/24")
+    e1 = topos.BatchIntf("h1p1-eth1", up=True)
+    assert e0.IP() == "10.1.1.1" and e0.prefixLen == "24"
+    h = ShellHost("h1p1", [e0, e1])
+    h.config(ip="10.1.1.1/24", defaultRoute="via 10.1.1.2")
+    assert len(h.lines) == 1, h.lines
+    out = h.cmd(h.lines[0].replace("; echo rc=$?", ""))
+    # lo, the one address with its broadcast, the links up, then the route
+    assert out.splitlines() == ["link set lo up",
+                                "addr add 10.1.1.1/24 brd + dev h1p1-eth0",
+                                "link set h1p1-eth0 up",
+                                "link set h1p1-eth1 up",
+                                "route replace default via 10.1.1.2"]
+    # a router's line goes on in the same shell; a bare address needs its prefix
+    assert topos.LinuxRouter.config_more(None) == " && echo 1 > /proc/sys/net/ipv4/ip_forward"
+    with pytest.raises(ValueError, match="no prefix length"):
+        e1.setIP("10.1.2.1")
+    e1.setIP("10.1.2.1", 24)
+    assert e1.batch_lines() == ["addr add 10.1.2.1/24 brd + dev h1p1-eth1",
+                                "link set h1p1-eth1 up"]
