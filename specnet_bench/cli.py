@@ -463,8 +463,9 @@ def run_batch(cases, log):
             log(f"tcp_tp capacity_kbps {tp_kbps}")
         time.sleep(1)
         unreachable = set()
-        for c, p, _ in plan:
-            ok, n = lab.node_reachable(topo.sender(net, p), topo.dst_ip(p))
+        reach = lab.in_threads(lambda x: lab.node_reachable(topo.sender(net, x[1]),
+                                                            topo.dst_ip(x[1])), plan)
+        for (c, p, _), (ok, n) in zip(plan, reach):
             if not ok:
                 unreachable.add(p)
                 log(f"path {p} ({c['cc']} {c['value']}): no ping reply in {n} tries: "

@@ -67,9 +67,9 @@ def run(args):
                 topo._cmd(h2, f"iperf3 -s -1 -D --logfile /tmp/iperf3-s-{p}.log")
             time.sleep(1)
             unreachable = set()
-            for i in range(len(cases)):
-                p = i + 1
-                ok, n = lab.node_reachable(net[f"h1p{p}"], topo.dst_ip(p))
+            reach = lab.in_threads(lambda p: lab.node_reachable(net[f"h1p{p}"], topo.dst_ip(p)),
+                                   range(1, len(cases) + 1))
+            for p, (ok, n) in enumerate(reach, start=1):
                 if not ok:
                     unreachable.add(p)
                     info(f"*** path {p}: no connectivity h1 -> h2 in {n} pings: "

@@ -465,13 +465,15 @@ class SatelliteTopo(PathsTopo):
         # sides of the realized PER (docs/bench.md, "Realized PER")
         self.count_lossy_hop(net, cmds)
         cmds.run()
-        for p in range(1, self.paths + 1):
+
+        def prime(p):
             h1, h2 = self.sender(net, p), self.receiver(net, p)
             lab.route_ssthresh(lambda c: self._cmd(h1, c), lab.node_netns(h1), lab.node_netns(h2),
                                f"change default via 10.{p}.1.254", self.dst_ip(p),
                                self.opts["window"])
             # nothing the flows learn is cached after this
             self._cmd(h1, "sysctl -qw net.ipv4.tcp_no_metrics_save=1")
+        lab.in_threads(prime, range(1, self.paths + 1))
 
 
 MTU = 1500
@@ -1110,13 +1112,15 @@ class RedTopo(FlowAddrTopo):
 
     def configure(self, net):
         super().configure(net)
-        for p in range(1, self.paths + 1):
+
+        def prime(p):               # the paths at once, a path's flows in turn
             snd, rcv = self.sender(net, p), self.receiver(net, p)
             for i, sst in enumerate(self.ssthresh(p)):
                 dst = self.flow_dst(p, i)
                 lab.route_ssthresh(lambda c: self._cmd(snd, c), lab.node_netns(snd),
                                    lab.node_netns(rcv), f"add {dst}/32 via 10.{p}.1.2", dst, sst,
                                    port=lab.PRIMER_PORT + i)
+        lab.in_threads(prime, range(1, self.paths + 1))
 
 
 topos = {"satellite": SatelliteTopo, "geo": GeoTopo, "geo-aqm": GeoAqmTopo,

@@ -267,3 +267,25 @@ def test_batch_intf_and_host_one_ip_batch_as_ifconfig_did():
     e1.setIP("10.1.2.1", 24)
     assert e1.batch_lines() == ["addr add 10.1.2.1/24 brd + dev h1p1-eth1",
                                 "link set h1p1-eth1 up"]
+
+
+def test_in_threads_at_once_in_order_first_error_after_all():
+    import threading
+    import time
+    started, ended = [], []
+    barrier = threading.Barrier(5, timeout=5)
+
+    def work(x):
+        started.append(x)
+        barrier.wait()          # only returns when all five run at once
+        ended.append(x)
+        if x in (2, 4):
+            raise ValueError(f"path {x}")
+        return 2 * x
+    assert lab.in_threads(lambda x: 2 * x, []) == []
+    t0 = time.monotonic()
+    assert lab.in_threads(lambda x: (time.sleep(0.3), 2 * x)[1], range(5)) == [0, 2, 4, 6, 8]
+    assert time.monotonic() - t0 < 1.2
+    with pytest.raises(ValueError, match="path 2"):
+        lab.in_threads(work, range(5))
+    assert sorted(ended) == [0, 1, 2, 3, 4]
