@@ -105,9 +105,10 @@ FIFO_CCS = ["spec", "cpecn", "cubic", "bbr"]
 ONOFF_SIZE = 1200       # UDP payload of the onoff background (+ 28 bytes UDP/IP)
 # Build, teardown and bookkeeping of one batch under TCG, measured on the
 # 2-core bed (6.1 guest): 8 s a batch plus 7 s a path (geo 2 paths: 21 s;
-# cpecn 4 paths: 35 s), a satellite path 15 s (12 paths: 146-233 s)
+# cpecn 2 paths: 18-20 s, 4 paths: 44 s), a satellite path 13 s (12 paths:
+# 160 s, of which 133 s to build and 10 s to tear down)
 BATCH_FIXED_S = 8
-PATH_S = {"satellite": 15}
+PATH_S = {"satellite": 13}
 PATH_S_DEFAULT = 7
 HEADLINE_SECONDS = 90   # the headline suite's flows (satellite twice that): ~3h20m
 
