@@ -4,7 +4,8 @@
        --switch lxbr --link tc
 
 (or, as the runner does, `SatelliteTopo(...)` with `Mininet(topo,
-controller=None)` and `configure_satellite(net, topo)` after start).
+controller=None)` and `topo.configure(net)` after start: the shaping,
+queues, impairments and routes are set there).
 
 satellite: the SpecTCP paper's path, once per (flow) "path" so that several
   congestion controls run side by side without sharing anything:
@@ -146,7 +147,7 @@ class BatchHost(Node):
         return r
 
     def config_more(self):
-        """More of config()'s shell line ('; cmd'), in the same shell."""
+        """More of config()'s shell line (' && cmd'), in the same shell."""
         return ""
 
 
