@@ -734,8 +734,7 @@ def in_threads(fn, items):
         return []
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(items)) as ex:
         futs = [ex.submit(fn, x) for x in items]
-        concurrent.futures.wait(futs)
-    return [f.result() for f in futs]
+    return [f.result() for f in futs]       # the with waited for all
 
 
 def node_reachable(node, ip, tries=10, wait_s=3):

@@ -244,6 +244,11 @@ class PathsTopo(Topo):
         set by their `ip -batch`."""
         return self.addLink(a, b, intf=BatchIntf, **opts)
 
+    @staticmethod
+    def intf(a, b):
+        """@a's interface toward @b."""
+        return a.connectionsTo(b)[0][0]
+
     def sender(self, net, p):
         return net[f"h1p{p}"]
 
@@ -428,7 +433,7 @@ class SatelliteTopo(PathsTopo):
             gw1, sat, gw2 = net[f"gw1p{p}"], net[f"satp{p}"], net[f"gw2p{p}"]
             # the LANs: HTB at lan_bw_mbit both ways (as Mininet's TCLink bw=)
             for a, b in ((h1, gw1), (gw1, h1), (gw2, h2), (h2, gw2)):
-                intf = a.connectionsTo(b)[0][0]
+                intf = self.intf(a, b)
                 cmds.tc(a, f"qdisc add dev {intf} root handle 5:0 htb default 1")
                 cmds.tc(a, f"class add dev {intf} parent 5:0 classid 5:1 htb "
                            f"rate {o['lan_bw_mbit']:f}Mbit burst 15k")
@@ -563,11 +568,6 @@ class ChainTopo(PathsTopo):
 
     def dst_ip(self, p):
         return f"10.{p}.{len(self.chains[p - 1])}.2"
-
-    @staticmethod
-    def intf(a, b):
-        """@a's interface toward @b."""
-        return a.connectionsTo(b)[0][0]
 
     def bottleneck(self, net, p):
         """(node, interface) of path @p's first link with a queue of its own

@@ -8,6 +8,7 @@ plus the 14-byte Ethernet header. A 1000-byte MSS with timestamps is a
 import math
 import os
 import re
+import subprocess
 import sys
 from types import SimpleNamespace
 
@@ -238,7 +239,6 @@ class ShellHost(topos.BatchHost):
 
     def cmd(self, c):
         self.lines.append(c)
-        import subprocess
         return subprocess.run(["bash", "-c", "ip() { cat; }; " + c], capture_output=True,
                               text=True).stdout
 
@@ -272,11 +272,10 @@ def test_batch_intf_and_host_one_ip_batch_as_ifconfig_did():
 def test_in_threads_at_once_in_order_first_error_after_all():
     import threading
     import time
-    started, ended = [], []
+    ended = []
     barrier = threading.Barrier(5, timeout=5)
 
     def work(x):
-        started.append(x)
         barrier.wait()          # only returns when all five run at once
         ended.append(x)
         if x in (2, 4):
