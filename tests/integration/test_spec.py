@@ -15,6 +15,7 @@ carries a 100 ms netem delay, the data path is unshaped and the receiver's
 buffer is capped, so the flow is receive-window limited: no queue, no
 congestion loss, no CE mark but the ones we inject.
 """
+import bisect
 import functools
 import shlex
 import subprocess
@@ -247,6 +248,30 @@ def seconds_over(evs, base, over_us):
     return seconds_where(evs, lambda e: e["srtt"] >= base + over_us)
 
 
+def slowed(evs, rate, bin_s=0.1, grace_s=0.5, below=0.85):
+    """A predicate on trace events: whether the link delivered under
+    @below of its payload rate (@rate, bit/s) in a @bin_s bin from
+    @grace_s before the event up to it. Under TCG a busy host slows the
+    guest's shaper: the flow's delivery rate dips, qd_shared() reads a
+    competitor (rate_ns above 4/3 of pkt_ns), and the window grows toward
+    the shared cap of 1.5 BDPs until the rate is back, then drains to the
+    lone cap within a few round trips. The module does what it should with
+    another sender; the one-BDP limits judge the rest of the time."""
+    t0, una0 = evs[0]["t"], evs[0]["snd_una"]
+    times = [e["t"] for e in evs]
+
+    def acked(t):                       # bytes acked by the last event at or before t
+        return (evs[bisect.bisect_right(times, t) - 1]["snd_una"] - una0) % 2**32
+    slow = [(acked(t0 + (b + 1) * bin_s) - acked(t0 + b * bin_s)) * 8 / bin_s < below * rate
+            for b in range(int((times[-1] - t0) / bin_s))] or [False]
+    near = round(grace_s / bin_s)
+
+    def pred(e):
+        b = min(int((e["t"] - t0) / bin_s), len(slow) - 1)
+        return any(slow[max(0, b - near):b + 1])
+    return pred
+
+
 def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     """One spec flow, 10 Mbit/s, 100 ms (83 packets), through a FIFO of
     @fifo packets that never marks, spec loaded with @params. From @since
@@ -254,12 +279,13 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     window must stay under 1.25 times the cap of one BDP plus the
     threshold (83 + 21 packets, 25 ms) for all but a twentieth of the
     time, and the queue stand at twice the threshold (50 ms) or more for
-    at most a tenth of it. Not the largest window: a TCG guest's stall
-    delays a burst of ACKs by 20-60 ms, the flow reads as shared for a
-    few ACKs (qd_shared(), qd_queue_not_ours()), and its window grows
-    towards the shared cap for 0.1-0.3 s before the drain takes it back
-    (132 packets seen beside a second guest; at most 0.32 s of 17 above
-    1.25 caps in 10 flows with ss sampling in the guest)."""
+    at most a tenth of it. Not the largest window, and not while the host
+    slows the link (slowed()): the flow then reads as shared (qd_shared())
+    and its window grows toward the shared cap, 150 packets, until the
+    rate is back. Beside a second guest that once held the window above
+    1.25 caps for 2.4 s of 12.3; with two host CPU hogs 0.8 s in every 2 s,
+    for 1.0-2.9 s of 12.2 in three flows, and for 0-0.07 s of the 4.4-6.0 s
+    the link ran at its rate. At least 4 s must be judged."""
     lab.load_module("tcp_spec", **params)
     rtt_ms, rate = 100, 10e6
     bdp = rate * rtt_ms / 1e3 / 8 / 1514
@@ -272,20 +298,25 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     after = [e for e in evs if e["t"] >= evs[0]["t"] + since]
     assert after and after[-1]["t"] - after[0]["t"] >= 10, f"under 10 s from {since:.1f} s"
     base = min(e["srtt"] for e in evs)
-    high = seconds_over(after, base, 2 * rtt_ms * 250)
-    span = after[-1]["t"] - after[0]["t"]
+    slow = slowed(evs, rate * MSS / 1514)      # payload rate of full frames
+    span = seconds_where(after, lambda e: not slow(e))
+    high = seconds_where(after, lambda e: not slow(e) and e["srtt"] >= base + 2 * rtt_ms * 250)
     top = max(e["cwnd"] for e in after)
-    over = seconds_where(after, lambda e: e["cwnd"] > 1.25 * cap)
+    over = seconds_where(after, lambda e: not slow(e) and e["cwnd"] > 1.25 * cap)
     figure(f"ssthresh set to, from s, largest cwnd then (cap {cap:.0f})",
            (first["ssthresh"] if first else None, round(since, 1), top))
+    figure("seconds at the link's rate, of (the rest: the host slowed it)",
+           [round(span, 1), round(after[-1]["t"] - after[0]["t"], 1)])
     figure("seconds with cwnd > 1.25 x cap, of", [round(over, 2), round(span, 1)])
     figure("seconds with srtt >= least + 50 ms, of", [round(high, 1), round(span, 1)])
     figure("losses: delay congestion / corruption; HyStart++ exits",
            f"{n['delay_congestion']}/{n['predicted_corruption']}; {n['hystart_exits']}")
-    t_top = next(e["t"] for e in after if e["cwnd"] == top)
+    assert span >= 4, f"the link ran at its rate for {span:.1f} s only: the host was too busy"
+    t_top = max((e for e in after if not slow(e)), key=lambda e: e["cwnd"])["t"]
     assert over <= 0.05 * span, \
         f"{over:.1f} s of {span:.1f} s with cwnd > {1.25 * cap:.0f} (cap {cap:.0f}, " \
-        f"BDP {bdp:.0f}), up to {top}: {n}; (s, cwnd, ssthresh, srtt ms) before it: " \
+        f"BDP {bdp:.0f}), up to {top}: {n}; (s, cwnd, ssthresh, srtt ms) before the " \
+        f"largest at the link's rate: " \
         f"{trace_rows(evs, evs[0]['t'], t_top - 1.5, t_top + 0.5, every=10)}"
     assert high <= 0.1 * span, f"{high:.1f} s of {span:.1f} s with a queue of 50 ms or more"
     return n
