@@ -799,7 +799,10 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
     through the 4-flow phase, then 2 and 1 exact). Such a run, one short
     in a phase of several flows and right elsewhere, is taken again with
     a fresh qdisc, hence a fresh key; a second such run (p < 0.004%) or
-    any other error fails."""
+    any other error fails. So is a run that left a phase without a
+    settled sample: a loaded host delays the clients' starts and the
+    sampler's tc calls (one sample each in the 4- and 2-flow phases,
+    6.12 beside a second guest)."""
     def median(got):
         return sorted(got)[len(got) // 2]
 
@@ -808,8 +811,8 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
         bad = []
         for want in (1, 4, 2):
             got = phases.get(want, [])
-            if not got:
-                return f"phase {want}: no settled sample; {trace}", False
+            if not got:     # the host's delays left it unjudged: again
+                return f"phase {want}: no settled sample; {trace}", True
             if median(got) != want or not all(abs(e - want) <= 1 for e in got):
                 bad.append((want, got))
         if not bad:
@@ -826,7 +829,7 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
             return
         if not collision or attempt == 2:
             raise AssertionError(why)
-        figure("first run one flow short (hash collision), taken again", why)
+        figure("first run unjudged or one flow short (hash collision), taken again", why)
 
 
 def test_change_under_traffic_trims_queue(redopt, figure):
