@@ -248,7 +248,7 @@ def seconds_over(evs, base, over_us):
     return seconds_where(evs, lambda e: e["srtt"] >= base + over_us)
 
 
-def slowed(evs, rate, bin_s=0.1, grace_s=0.5, below=0.85):
+def slowed(evs, rate, bin_s=0.1, grace_s=0.5, below=0.8):
     """A predicate on trace events: whether the link delivered under
     @below of its payload rate (@rate, bit/s) in a @bin_s bin from
     @grace_s before the event up to it. Under TCG a busy host slows the
@@ -284,22 +284,31 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     and its window grows toward the shared cap, 150 packets, until the
     rate is back. Beside a second guest that once held the window above
     1.25 caps for 2.4 s of 12.3; with two host CPU hogs 0.8 s in every 2 s,
-    for 1.0-2.9 s of 12.2 in three flows, and for 0-0.07 s of the 4.4-6.0 s
-    the link ran at its rate. At least 4 s must be judged."""
+    for 1.0-2.9 s of 12.2 in three flows, and for 0-0.11 s of the 5.6-6.2 s
+    the link ran at its rate. At least 4 s must be judged; a flow the host
+    left under that (1.5 s of 16.4 once, in a make test 30% slower than
+    usual) is taken again."""
     lab.load_module("tcp_spec", **params)
     rtt_ms, rate = 100, 10e6
     bdp = rate * rtt_ms / 1e3 / 8 / 1514
     cap = bdp * 1.25                    # one BDP plus a quarter of the RTT
-    evs, n = fifo_flow(rtt_ms, fifo, seconds)
-    first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
-    if since is None:
-        assert first, f"slow start did not end: {n}"
-        since = first["t"] + 2 - evs[0]["t"]
-    after = [e for e in evs if e["t"] >= evs[0]["t"] + since]
-    assert after and after[-1]["t"] - after[0]["t"] >= 10, f"under 10 s from {since:.1f} s"
+    for run in (1, 2):                  # again if the host left under 4 s
+        evs, n = fifo_flow(rtt_ms, fifo, seconds)
+        first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
+        start = since
+        if start is None:
+            assert first, f"slow start did not end: {n}"
+            start = first["t"] + 2 - evs[0]["t"]
+        after = [e for e in evs if e["t"] >= evs[0]["t"] + start]
+        assert after and after[-1]["t"] - after[0]["t"] >= 10, f"under 10 s from {start:.1f} s"
+        slow = slowed(evs, rate * MSS / 1514)  # payload rate of full frames
+        span = seconds_where(after, lambda e: not slow(e))
+        if span >= 4:
+            break
+        figure(f"run {run}: seconds at the link's rate, of; taken again",
+               [round(span, 1), round(after[-1]["t"] - after[0]["t"], 1)])
+    since = start
     base = min(e["srtt"] for e in evs)
-    slow = slowed(evs, rate * MSS / 1514)      # payload rate of full frames
-    span = seconds_where(after, lambda e: not slow(e))
     high = seconds_where(after, lambda e: not slow(e) and e["srtt"] >= base + 2 * rtt_ms * 250)
     top = max(e["cwnd"] for e in after)
     over = seconds_where(after, lambda e: not slow(e) and e["cwnd"] > 1.25 * cap)
