@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import shlex
 import statistics
 import struct
 import subprocess
@@ -799,37 +800,43 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
     through the 4-flow phase, then 2 and 1 exact). Such a run, one short
     in a phase of several flows and right elsewhere, is taken again with
     a fresh qdisc, hence a fresh key; a second such run (p < 0.004%) or
-    any other error fails. So is a run that left a phase without a
-    settled sample: a loaded host delays the clients' starts and the
-    sampler's tc calls (one sample each in the 4- and 2-flow phases,
-    6.12 beside a second guest)."""
+    any other error fails. A run that left a phase without a settled
+    sample is taken again, twice at most: a loaded host delays the
+    clients' starts and the sampler's tc calls (one sample each in the 4-
+    and 2-flow phases, 6.12 beside a second guest; in a make test 30%
+    slower than usual, tc calls of 2-9 s and no sample of the 4-flow phase
+    in two runs)."""
     def median(got):
         return sorted(got)[len(got) // 2]
 
     def failure(phases, trace):
-        """(why, whether a collision explains it) or (None, False)."""
+        """(why, "unjudged" or "collision" where that explains it, else
+        None) or (None, None)."""
         bad = []
         for want in (1, 4, 2):
             got = phases.get(want, [])
-            if not got:     # the host's delays left it unjudged: again
-                return f"phase {want}: no settled sample; {trace}", True
+            if not got:     # the host's delays left it unjudged
+                return f"phase {want}: no settled sample; {trace}", "unjudged"
             if median(got) != want or not all(abs(e - want) <= 1 for e in got):
                 bad.append((want, got))
         if not bad:
-            return None, False
+            return None, None
         collision = all(want > 1 and median(got) == want - 1 for want, got in bad)
-        return "; ".join(f"phase {w}: {g}" for w, g in bad) + f"; {trace}", collision
+        return "; ".join(f"phase {w}: {g}" for w, g in bad) + f"; {trace}", \
+            "collision" if collision else None
 
-    for attempt in (1, 2):
+    again = {"unjudged": 2, "collision": 1}     # runs taken again, at most
+    for attempt in (1, 2, 3):
         phases, trace = adaptive_judge(*adaptive_run())
         figure(f"flows_est samples 1/4/2 phases (run {attempt})",
                f"{phases.get(1, [])} {phases.get(4, [])} {phases.get(2, [])}")
-        why, collision = failure(phases, trace)
+        why, kind = failure(phases, trace)
         if why is None:
             return
-        if not collision or attempt == 2:
+        if not again.get(kind) or attempt == 3:
             raise AssertionError(why)
-        figure("first run unjudged or one flow short (hash collision), taken again", why)
+        again[kind] -= 1
+        figure(f"run {attempt} {kind}, taken again", why)
 
 
 def test_change_under_traffic_trims_queue(redopt, figure):
@@ -850,28 +857,48 @@ def test_change_under_traffic_trims_queue(redopt, figure):
         lab.iperf3_server(c.ns("rcv"))
         res = {}
         t = threading.Thread(target=lambda: res.update(rep=lab.sh(
-            f"iperf3 -c {c.ip('rcv')} -u -b 3M -t 20 -J", ns=c.ns("snd"), timeout=120)))
+            f"iperf3 -c {c.ip('rcv')} -u -b 3M -t 25 -J", ns=c.ns("snd"), timeout=150)))
         t.start()
         time.sleep(5)
         # stats, change, stats in one shell: under TCG separate commands
         # left seconds between them (the queue drained, the sender stopped)
         show = f"{TC} -s -j qdisc show dev {dev} parent 1:1"
-        out = lab.sh(f"{show}; echo; {TC} qdisc change dev {dev} parent 1:1 handle 10: "
-                     f"redopt ssthresh 30 min 5; {show}", ns=ns)
-        before, after = (json.loads(x)[0] for x in out.split("\n") if x.strip())
-        limit = after["options"]["limit"]
-        figure("qlen before/after, new limit", f"{before['qlen']}/{after['qlen']}, {limit}")
-        assert before["qlen"] > limit, (before, limit)
-        assert after["qlen"] <= limit, after
-        # the queue moves between the two dumps (a TCG guest can leave
-        # 0.1-0.4 s there: up to 35 packets at 1 Mbit/s; one 6.1 run moved
-        # 21). The qdisc's own sent counter cannot say how far: the trim
-        # dequeues through qdisc_dequeue_head(), which counts its packets
-        # as sent. A trim not counted as overflow misses by the whole
-        # excess (~300 packets; 46 counted, 318 asked, with the count
-        # removed from the trim)
-        assert after["overflow"] - before["overflow"] >= before["qlen"] - limit - 40, \
-            (before, after)
+        for run in (1, 2):
+            # bash: $EPOCHREALTIME brackets them without a fork
+            cmd = (f"a=$EPOCHREALTIME; {show}; echo; {TC} qdisc change dev {dev} "
+                   f"parent 1:1 handle 10: redopt ssthresh 30 min 5; b=$EPOCHREALTIME; "
+                   f"{show}; echo; echo $a $b")
+            out = lab.sh(f"bash -c {shlex.quote(cmd)}", ns=ns)
+            lines = [x for x in out.split("\n") if x.strip()]
+            before, after = (json.loads(x)[0] for x in lines[:2])
+            took = float(lines[2].split()[1]) - float(lines[2].split()[0])
+            limit = after["options"]["limit"]
+            # the queue moves between the first dump and the change: the
+            # link sends at most took x 1 Mbit/s of it (HTB charges what
+            # backlog counts), a few packets of burst beside. The qdisc's
+            # own sent counter cannot say how far: the trim dequeues
+            # through qdisc_dequeue_head(), which counts its packets as
+            # sent
+            slack = took * 1e6 / 8 / (before["backlog"] / max(before["qlen"], 1)) + 10
+            excess = before["qlen"] - limit
+            figure(f"run {run}: qlen before/after, new limit; s between the dump and the change",
+                   f"{before['qlen']}/{after['qlen']}, {limit}; {took:.2f}")
+            assert before["qlen"] > limit, (before, limit)
+            assert after["qlen"] <= limit, after
+            if slack <= excess / 2:
+                break
+            # a stall there (0.85 s once: 71 packets of 258 sent) leaves
+            # too little to judge: the queue back (it grows by 2 Mbit/s,
+            # 170 packets a second), and again
+            lab.sh(f"{TC} qdisc change dev {dev} parent 1:1 handle 10: redopt {big}", ns=ns)
+            time.sleep(3)
+        # a trim not counted as overflow misses by the whole excess (~300
+        # packets; 46 counted, 318 asked, with the count removed from the
+        # trim)
+        figure("overflow counted by the trim, excess at the first dump, slack",
+               (after["overflow"] - before["overflow"], excess, round(slack)))
+        assert after["overflow"] - before["overflow"] >= excess - slack, \
+            (excess, round(slack), before, after)
         # the parent's count follows (qdisc_tree_reduce_backlog); text, as
         # iproute2 6.1's JSON for htb is malformed
         out = lab.sh(f"tc -s qdisc show dev {dev}", ns=ns)
