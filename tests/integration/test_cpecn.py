@@ -264,14 +264,9 @@ def test_goodput_1_2x_reno_on_lossy_wireless_path(cpecn, figure):
     for run in (1, 2):
         chains = {cc: wireless_chain() for cc in ccs}
         try:
-            res = {}
-
-            def go(cc):
-                res[cc] = lab.iperf3_client(chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 25)
-            ts = [threading.Thread(target=go, args=(cc,)) for cc in ccs]
-            [t.start() for t in ts]
-            [t.join() for t in ts]
-            got = {cc: lab.goodput_bps(r) for cc, r in res.items()}
+            reps = lab.in_threads(lambda cc: lab.iperf3_client(
+                chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 25), ccs)
+            got = {cc: lab.goodput_bps(r) for cc, r in zip(ccs, reps)}
             for cc in ccs:
                 g[cc] += got[cc]
             sfx = "" if run == 1 else " (run 2)"

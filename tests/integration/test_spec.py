@@ -307,13 +307,12 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
             break
         figure(f"run {run}: seconds at the link's rate, of; taken again",
                [round(span, 1), round(after[-1]["t"] - after[0]["t"], 1)])
-    since = start
     base = min(e["srtt"] for e in evs)
     high = seconds_where(after, lambda e: not slow(e) and e["srtt"] >= base + 2 * rtt_ms * 250)
     top = max(e["cwnd"] for e in after)
     over = seconds_where(after, lambda e: not slow(e) and e["cwnd"] > 1.25 * cap)
     figure(f"ssthresh set to, from s, largest cwnd then (cap {cap:.0f})",
-           (first["ssthresh"] if first else None, round(since, 1), top))
+           (first["ssthresh"] if first else None, round(start, 1), top))
     figure("seconds at the link's rate, of (the rest: the host slowed it)",
            [round(span, 1), round(after[-1]["t"] - after[0]["t"], 1)])
     figure("seconds with cwnd > 1.25 x cap, of", [round(over, 2), round(span, 1)])
@@ -839,17 +838,11 @@ def lossy_chain():
 
 
 def test_goodput_2x_reno_on_lossy_path(spec, figure):
-    import threading
     chains = {cc: lossy_chain() for cc in ("spec", "reno")}
     try:
-        res = {}
-
-        def go(cc):
-            res[cc] = lab.iperf3_client(chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 20)
-        ts = [threading.Thread(target=go, args=(cc,)) for cc in chains]
-        [t.start() for t in ts]
-        [t.join() for t in ts]
-        g = {cc: lab.goodput_bps(r) for cc, r in res.items()}
+        reps = lab.in_threads(lambda cc: lab.iperf3_client(
+            chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 20), chains)
+        g = {cc: lab.goodput_bps(r) for cc, r in zip(chains, reps)}
         marks = lab.sh("tc -s qdisc show dev " + chains["spec"].ifname("rtr", "rcv"),
                        ns=chains["spec"].ns("rtr"))
         print(f"goodput spec {g['spec'] / 1e6:.2f} Mbit/s, reno {g['reno'] / 1e6:.2f} Mbit/s, "
