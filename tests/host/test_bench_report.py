@@ -1,6 +1,6 @@
 """specnet-bench's report on the host: summary.md and the PNG plots from the
 results.json of a tiny run (`specnet-bench --suite tiny` in the 6.1 guest,
-commit ecda5f4, kept in tests/host/data; its records were since edited to
+commit ecda5f4, kept in tests/host/data; its records edited by hand to
 carry the ceiling fields of the current schema, per_nominal, per_realized,
 ceiling_nominal_bps, ceiling_bps, lossy_pkts, lossy_discarded, with
 plausible counters, a cpecn record, the scenario added after the run, and

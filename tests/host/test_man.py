@@ -21,7 +21,7 @@ honest against the code it documents.
 * A reference to one of these pages, e.g. specd.conf(5), names a page that
   exists.
 
-The binaries come from conftest.py's fixtures (built once per session).
+The binaries come from conftest.py's fixtures (built once per pytest session).
 Needs groff (Debian: groff-base) and man (Debian: man-db).
 """
 import os

@@ -1,7 +1,7 @@
 """Host tests of `specctl model red` (userspace/specctl), run on the host
 against the binary built from the same model header as sch_redopt.
 
-The binary is built once per session into a temporary directory with
+The binary is built once per pytest session into a temporary directory with
 `make -C userspace O=<dir>`. A small floating-point model (docs/algorithms.md
 the RED buffer model) cross-checks the integer results, with a per-arrival
 simulation of the congestion-avoidance rounds for ca_peak and transient.

@@ -2,7 +2,7 @@
 CLI view of kernel/include/specnet/cpecn.h, the header tcp_cpecn computes
 with (docs/algorithms.md, CPECN).
 
-The binary is built once per session into a temporary directory with
+The binary is built once per pytest session into a temporary directory with
 `make -C userspace O=<dir>`. A small floating-point model cross-checks the
 fixed-point results (CP in ppm, printed exactly).
 """

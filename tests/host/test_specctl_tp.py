@@ -4,7 +4,7 @@ view of kernel/include/specnet/tp.h, the header tcp_tp computes with
 throughput from aggregated samples on stdin, N = round(C / prediction)
 (--flows-round ceil: the paper's ceiling) and cwnd = C * RTT / (8 N mss).
 
-The binary is built once per session into a temporary directory with
+The binary is built once per pytest session into a temporary directory with
 `make -C userspace O=<dir>`. A floating-point LMMSE (the same estimator:
 mean removal, biased autocovariance, Levinson-Durbin with the header's
 stopping rules and clamps) cross-checks the predictions.

@@ -721,8 +721,8 @@ def test_change_flags_word(run):
      {"TCA_REDOPT_BANDWIDTH": 10**7, "TCA_REDOPT_WLOG": 8, "TCA_REDOPT_AVPKT": 1500}),
 ], ids=["bandwidth", "ewma", "avpkt", "loss-rate", "bandwidth+avpkt", "all-three"])
 def test_change_sends_any_subset(run, given, expect):
-    """No idle table any more: a change of bandwidth, ewma or avpkt alone is
-    fine and sends just that (no STAB/SCELL_LOG, checked by options())."""
+    """redopt keeps no idle table: a change of bandwidth, ewma or avpkt alone
+    is fine and sends just that (no STAB/SCELL_LOG, checked by options())."""
     rc, _out, err, sent = run(*change(*given))
     need_shim(sent)
     assert rc == 2 and "Cannot talk to rtnetlink" in err, err
@@ -751,8 +751,8 @@ def _netns_prefix():
 
 def test_good_command_reaches_the_kernel(plugin):
     """No shim: the kernel answers, in a throw-away netns (so a kernel that
-    has sch_redopt changes nothing that outlives the test). On our hosts
-    (no module support) tc exits 2 with the kernel's error; never 1 with a
+    has sch_redopt changes nothing that outlives the test). On a host
+    without module support tc exits 2 with the kernel's error; never 1 with a
     parse error."""
     pre = _netns_prefix()
     if pre is None:

@@ -146,7 +146,7 @@ def test_rto_after_a_run_of_ece_cpecn_and_wecn_disagree(cpecn, cc):
         # one reduction for the CE mark; a second one may follow the RTO:
         # the receiver echoes ECE until a CWR reaches it, and the CWR the
         # stack queues at the RTO rides on new data, which can arrive after
-        # the sender is back in Open and has seen another ECE (CI: 2, once)
+        # the sender is back in Open and has seen another ECE (then 2)
         assert n["ece_reductions"] in (1, 2) and n["loss_events"] >= 1, n
         if cc == "cpecn":
             assert ss >= 0.9 * before, f"cpecn: ssthresh {ss} at the RTO, cwnd {before}"

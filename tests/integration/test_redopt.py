@@ -256,7 +256,7 @@ NL_CASES = [
     ("wlog out of range", GOOD + [["WLOG", "u8", 30]], 34, "integer out of range"),
     ("unknown flag", GOOD + [["FLAGS", "u32", 0x80]], 22, "reserved bit set"),
     ("good with loss rate", GOOD + [["LOSS_RATE", "u32", 500]], 0, ""),
-    # no idle table any more (STAB/SCELL_LOG removed): strict nla_parse_nested
+    # redopt keeps no idle table (no STAB/SCELL_LOG): strict nla_parse_nested
     # (NL_VALIDATE_MAXTYPE) refuses a type beyond TCA_REDOPT_MAX, 6.1 and 6.12.
     # With "read-only m_bound" (M_BOUND is the header's TCA_REDOPT_MAX,
     # refused by its policy, not as unknown) this pins the module's maxtype
@@ -712,7 +712,7 @@ def adaptive_run():
             lab.iperf3_server(c.ns("rcv"), port=port)
         # The sampler is a bash loop inside the router's namespace, not a
         # Python thread calling tc: under a starved TCG guest each
-        # subprocess from Python cost 1-4 s (CI once had no sample fully
+        # subprocess from Python cost 1-4 s (enough to leave no sample fully
         # inside the 4-flow phase). $EPOCHREALTIME brackets each read on
         # the same clock as time.time(), without a fork.
         dev = c.ifname("rtr", "rcv")
@@ -760,7 +760,7 @@ def adaptive_judge(est, ends):
 
     Which flows were sending when: a client ran its data for its -t
     seconds, ending at most EXCH before it returned (result exchange,
-    process exit; CI once needed more than 0.7 s); iperf3's start-up under
+    process exit: more than 0.7 s has been seen); iperf3's start-up under
     TCG varies by seconds, so the starts come from the ends too. A sample
     is read some time between the two instants around the tc call (~0.5 s
     under TCG); it is judged only when that whole span is more than SLACK

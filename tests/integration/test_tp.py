@@ -250,8 +250,8 @@ def test_onoff_fewer_retransmissions_than_reno_goodput_within_25pct(tp, figure):
     # The two paths run one after the other, each with the same seeded
     # background: under TCG, with the other kernel's guest on the other
     # core, the 6.1 guest could not carry both at once (reno + background
-    # filled 0.62-0.64 of the link, and CI failed on such a run: the flows
-    # measured the emulator, not the congestion controls).
+    # filled 0.62-0.64 of the link, and such a run fails: its flows
+    # measure the emulator, not the congestion controls).
     res, load = {}, {}
     res["tp"], load["tp"], n, seen = onoff_run(30, "tp")
     res["reno"], load["reno"], _, _ = onoff_run(30, "reno")

@@ -2,7 +2,7 @@
 integration suite (tests/integration), with its fixtures; the runner
 (tests/run.py --suite stress) fails the run on any kernel report in the
 guest's log. Lengths scale with STRESS_SCALE (stresslib.scaled(); default 1:
-the documented counts)."""
+the documented counts), the soak's with SOAK_SCALE (default STRESS_SCALE)."""
 import pytest
 
 import stresslib

@@ -6,13 +6,15 @@ device, interleaved with traffic through the qdisc.
     nlfuzz.py DEV DST N SEED      -> one JSON line of counts on stdout
 
 Run inside the namespace that holds DEV (a dummy device: every packet sent
-to DST goes through its root qdisc and is freed). Each message starts from
-a valid configuration and gets 1-3 mutations: attributes dropped,
-duplicated, truncated, extended, of the wrong type, flagged nested,
-unknown; boundary and random values for every TCA_REDOPT_* attribute;
-ssthresh arrays of 0 to 1100 values; TCA_OPTIONS not nested, empty, or
-garbage. Between messages, UDP datagrams (some as UDP GSO aggregates,
-which redopt segments) go through the qdisc.
+to DST goes through its root qdisc and is freed). About 3% of the
+messages delete the qdisc; each other one starts from a valid configuration
+(a change: a random subset of it) and, 85% of the time, gets 1-3
+mutations: attributes dropped, duplicated, truncated, extended, of another
+attribute's size, flagged nested, read-only, unknown or garbage, shuffled;
+boundary and random values for every input attribute; ssthresh arrays of
+0 to TC_REDOPT_MAX_FLOWS + 79 (1103) values. 7% of them have TCA_OPTIONS
+not nested, empty, garbage or absent. Between messages, UDP datagrams
+(some as UDP GSO aggregates, which redopt segments) go through the qdisc.
 
 What is checked, for every message:
 * the kernel answers (an NLMSG_ERROR), and a refusal carries an extack

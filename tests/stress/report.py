@@ -10,10 +10,12 @@ tests/run.py keeps each run of a kernel under build/<kernel>/stress-runs/
 repository, docs/results/stress-runs/<kernel>/<start>/ (its meta, verdicts,
 figures and the kernel reports of its log, not the log), and reports from
 there, so that the runs of one code made part by part on different days
-and machines still merge. It merges the runs made on the code of the latest one
-(its commit, or one that differs from it only in docs, man pages or host
-tests: NOT_CODE of tests/run.py; a documented-scale run may be made part
-by part, `make stress-run K=...`): a test's verdict and figures are those
+and machines still merge. It merges the runs made on the code of the
+latest one (its commit, or one that differs from it only in NOT_CODE of
+tests/run.py: docs, man pages, README and CHANGELOG, host tests, the
+runner and this report, the integration test modules the stress suite
+does not load; a documented-scale run may be made part by part, `make
+stress-run K=...`): a test's verdict and figures are those
 of its latest run, a failure in an earlier run of the same test is listed,
 and the kernel reports of every merged run count. A run of a modified tree
 stands alone and is not copied. Runs of other code than the merged ones

@@ -769,7 +769,7 @@ static void test_symmetry(void)
  * of 20 samples they are safety nets: the biased estimate keeps E well
  * above 2^-10 (a search over windows found E_19 >= 0.014), and with
  * E >= 2^-10, sum |a| <= prod (1 + |k|) stays near 4300 with max |a|
- * below 2048 in every pattern we tried (TP_F_CAP is not reached).
+ * below 2048 in every pattern searched (TP_F_CAP is not reached).
  * Then sinusoids, the most predictable windows, against the reference.
  */
 static void test_guards(void)

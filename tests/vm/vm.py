@@ -9,9 +9,9 @@ and results/ writable, and runs <command> in the guest as root from the
 repository top. Returns the command's exit code and prints its output.
 
 KVM is used when it works: a one-off probe boot is cached in
-build/.kvm-probe (here QEMU's KVM start fails with "failed to set MSR
-0x10a", so TCG). A boot that fails before the command ran (no start marker
-in the output) is retried once.
+build/.kvm-probe (where QEMU's KVM start fails, with "failed to set MSR
+0x10a", the guests run under TCG). A boot that fails before the command
+ran (no start marker in the output) is retried once.
 """
 import argparse
 import os
@@ -190,8 +190,8 @@ def run(kernel, command, timeout=1800, cpus=None, memory="2G", stream=True,
             # one vCPU under TCG: with two (one host thread each, QEMU 7.2)
             # a vCPU sometimes ran a stale int3 that the other had just
             # written while patching a static key (text_poke_bp), and the
-            # guest died with "Oops: int3" in unrelated code (6.12, CI and
-            # here, about one boot in five that flips keys)
+            # guest died with "Oops: int3" in unrelated code (6.12, about
+            # one boot in five that flips keys)
             cpus = 2 if kvm_usable(kernel) else 1
         argv, kvm = vng_argv(kernel, command, cpus, memory, console=bool(console))
         t0 = time.monotonic()
