@@ -123,6 +123,9 @@ def summary(meta, recs):
             out.append(f"  * cwnd: {', '.join(str(x[1]) for x in r['rounds'])}")
             if r["rounds"] and len(r["rounds"][0]) > 6:   # traced with the least one
                 out.append(f"  * least cwnd: {', '.join(str(x[6]) for x in r['rounds'])}")
+            if r["rounds"] and len(r["rounds"][0]) > 7:   # traced with the RTT
+                out.append("  * largest srtt, ms: "
+                           f"{', '.join(str(x[7]) for x in r['rounds'])}")
             out.append(f"  * acked: {', '.join(str(x[3]) for x in r['rounds'])}")
             if r["rounds"] and len(r["rounds"][0]) > 4:   # traced with the window
                 out.append(f"  * flight: {', '.join(str(x[4]) for x in r['rounds'])}")

@@ -55,28 +55,31 @@ def test_summary_medians_rounds_and_first_ssthresh():
     assert "counters" not in cubic
 
 
-def ev(t, nxt, una, wnd, cwnd=10, ssthresh=INF):
+def ev(t, nxt, una, wnd, cwnd=10, ssthresh=INF, srtt_us=600000):
     M = MSS
     return dict(t=t, snd_nxt=nxt * M, snd_una=una * M, snd_wnd=wnd * M, cwnd=cwnd,
-                ssthresh=ssthresh, srtt=600000)
+                ssthresh=ssthresh, srtt=srtt_us)
 
 
 def test_rounds_flight_and_receive_window_limit():
     """Hand-worked: round 0 has 3 events, one whose next segment does not fit
     the window (flight 40 + 1 > 40 offered): 33%; round 1, snd_una moved 50
-    and the flight reached 50 of 100, never limited. Sequence numbers wrap."""
+    and the flight reached 50 of 100, never limited, its largest srtt 750.4
+    ms. Sequence numbers wrap."""
     base = 2**32 // MSS - 20   # snd_una wraps past 2^32 in round 1
     evs = [ev(0.0, base + 10, base, 40), ev(0.3, base + 40, base, 40, cwnd=40),
            ev(0.5, base + 39, base, 40, cwnd=45),
-           ev(0.7, base + 60, base + 10, 100, cwnd=60, ssthresh=50),
+           ev(0.7, base + 60, base + 10, 100, cwnd=60, ssthresh=50, srtt_us=750400),
            ev(1.1, base + 100, base + 60, 100, cwnd=70)]
     r = rounds(evs, 0.6)
-    assert r == [(0, 45, INF, 0, 40, 33, 10), (1, 70, 50, 50, 50, 0, 60)]
+    assert r == [(0, 45, INF, 0, 40, 33, 10, 600), (1, 70, 50, 50, 50, 0, 60, 750)]
     text = start_trace.summary(meta(), [rec("spec", 1.0, 1.0, r)])
     assert "  * flight: 40, 50" in text
+    assert "  * largest srtt, ms: 600, 750" in text
     assert "  * receive-window limited, % of the round's ACKs: 33, 0" in text
     # records from before the window was traced summarize without the lines
-    assert "flight:" not in start_trace.summary(meta(), RECS)
+    old = start_trace.summary(meta(), RECS)
+    assert "flight:" not in old and "srtt" not in old
 
 
 def test_gateways_are_the_benchs():

@@ -84,9 +84,9 @@ def assert_long_path_start_doubles(cc, figure):
 
 def rounds(evs, rtt_s):
     """[(round, max cwnd, min ssthresh, packets acked, largest flight,
-    receive-window-limited %, min cwnd)] from tcp_probe events, a round
-    being a bin of @rtt_s from the first event. The flight is snd_nxt - snd_una in
-    packets; an event is receive-window limited when the next segment
+    receive-window-limited %, min cwnd, largest srtt ms)] from tcp_probe
+    events, a round being a bin of @rtt_s from the first event. The flight
+    is snd_nxt - snd_una in packets; an event is receive-window limited when the next segment
     would not fit the window the receiver offers (snd_nxt + one MSS past
     snd_una + snd_wnd, tcp_snd_wnd_test())."""
     t0 = evs[0]["t"]
@@ -101,7 +101,8 @@ def rounds(evs, rtt_s):
         limited = sum(f + MSS > x["snd_wnd"] for f, x in zip(flight, es))
         out.append((b, max(x["cwnd"] for x in es), min(x["ssthresh"] for x in es), acked,
                     max(flight) // MSS, round(100 * limited / len(es)),
-                    min(x["cwnd"] for x in es)))
+                    min(x["cwnd"] for x in es),
+                    round(max(x["srtt"] for x in es) / 1000)))
     return out
 
 
