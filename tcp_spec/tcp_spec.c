@@ -916,7 +916,8 @@ static void spec_hystart(struct sock *sk, bool round_ended)
 		return;
 	}
 	if (!ca->css_base) {
-		if (!hss_slow_start_ends(ca->qd.rtt_us, cur, n))
+		if (!hss_slow_start_ends(ca->qd.rtt_us, ca->qd.min_rtt_us,
+					 cur, n))
 			return;
 		ca->css_base = hss_base(cur);
 		ca->css_rounds = 0;

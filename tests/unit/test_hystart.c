@@ -18,18 +18,32 @@ static void test_thresh(void)
 static void test_slow_start_ends(void)
 {
 	/* 600 ms path: 16 ms */
-	CHECK(!hss_slow_start_ends(600000, 615999, 8), "15.999 ms rise");
-	CHECK(hss_slow_start_ends(600000, 616000, 8), "16 ms rise");
-	CHECK(!hss_slow_start_ends(600000, 700000, 7), "7 samples");
-	CHECK(hss_slow_start_ends(600000, 700000, 255), "255 samples");
+	CHECK(!hss_slow_start_ends(600000, HSS_INF, 615999, 8), "15.999 ms rise");
+	CHECK(hss_slow_start_ends(600000, HSS_INF, 616000, 8), "16 ms rise");
+	CHECK(!hss_slow_start_ends(600000, HSS_INF, 700000, 7), "7 samples");
+	CHECK(hss_slow_start_ends(600000, HSS_INF, 700000, 255), "255 samples");
 	/* 40 ms path: 5 ms */
-	CHECK(!hss_slow_start_ends(40000, 44999, 20), "40 ms + 4.999");
-	CHECK(hss_slow_start_ends(40000, 45000, 20), "40 ms + 5");
+	CHECK(!hss_slow_start_ends(40000, HSS_INF, 44999, 20), "40 ms + 4.999");
+	CHECK(hss_slow_start_ends(40000, HSS_INF, 45000, 20), "40 ms + 5");
 	/* a lower round is not a queue */
-	CHECK(!hss_slow_start_ends(600000, 590000, 20), "lower");
-	CHECK(!hss_slow_start_ends(HSS_INF, 600000, 20), "no last round");
-	CHECK(!hss_slow_start_ends(600000, HSS_INF, 20), "no sample yet");
-	CHECK(!hss_slow_start_ends(~0U - 1, ~0U - 2, 20), "no overflow");
+	CHECK(!hss_slow_start_ends(600000, HSS_INF, 590000, 20), "lower");
+	CHECK(!hss_slow_start_ends(HSS_INF, HSS_INF, 600000, 20), "no last round");
+	CHECK(!hss_slow_start_ends(600000, HSS_INF, HSS_INF, 20), "no sample yet");
+	CHECK(!hss_slow_start_ends(~0U - 1, HSS_INF, ~0U - 2, 20), "no overflow");
+	/* against the flow's least RTT, where that is lower: a queue that
+	 * rose 10 ms a round, 60 ms over 600 in all
+	 */
+	CHECK(!hss_slow_start_ends(650000, 650000, 660000, 8), "10 ms a round");
+	CHECK(hss_slow_start_ends(650000, 600000, 660000, 8), "60 ms over the least");
+	CHECK(!hss_slow_start_ends(650000, 600000, 615999, 8), "least + 15.999");
+	CHECK(hss_slow_start_ends(650000, 600000, 616000, 8), "least + 16");
+	/* the threshold is the lower reference's: 40 ms + 5 */
+	CHECK(!hss_slow_start_ends(64000, 40000, 44999, 8), "40 ms + 4.999");
+	CHECK(hss_slow_start_ends(64000, 40000, 45000, 8), "40 ms + 5");
+	/* a least above the last round's leaves the RFC's test */
+	CHECK(!hss_slow_start_ends(600000, 610000, 615999, 8), "last + 15.999");
+	CHECK(!hss_slow_start_ends(650000, 600000, 700000, 7), "7 samples");
+	CHECK(!hss_slow_start_ends(HSS_INF, 600000, 700000, 8), "no last round");
 }
 
 /* The baseline in 64 us units: floor + 1, saturating at 4.19 s. */

@@ -16,7 +16,9 @@
  *                 previous round's lastRoundMinRTT
  *   slow start    once the round holds HSS_N_RTT_SAMPLE samples, a round
  *                 least RTT >= last + clamp(last / 8, 4 ms, 16 ms) ends slow
- *                 start: Conservative Slow Start (CSS) begins, its baseline
+ *                 start (last also the flow's least RTT where that is
+ *                 lower, as the kernel's cubic has it: hss_slow_start_ends()):
+ *                 Conservative Slow Start (CSS) begins, its baseline
  *                 that least RTT
  *   CSS           the window grows by a quarter of what slow start would
  *                 (HSS_CSS_GROWTH_DIVISOR); a round least RTT below the
@@ -57,13 +59,25 @@ static inline u32 hss_thresh_us(u32 last_us)
 /*
  * In slow start, after an ACK's RTT sample: does the round under way
  * (least RTT @cur_us over @samples samples) show a queue against the last
- * round (@last_us)?
+ * round (@last_us) or against the flow's least RTT (@min_us, HSS_INF for
+ * none)? The RFC compares with the last round only, which misses a queue
+ * that rises by less than the threshold from one round to the next. On
+ * the GEO path behind CAKE with 10% corruption, where the first slow
+ * start runs through recoveries, one flow's window went on to the first
+ * slow start's cap of two BDPs (1972 packets) with its smoothed RTT 170-200
+ * ms over the path's and HyStart++ never entered CSS; the queue took 4 s
+ * to drain. The kernel's cubic compares its round with the flow's least
+ * RTT (delay_min); both tests are here, the threshold from the lower
+ * reference.
  */
-static inline bool hss_slow_start_ends(u32 last_us, u32 cur_us, u32 samples)
+static inline bool hss_slow_start_ends(u32 last_us, u32 min_us, u32 cur_us,
+				       u32 samples)
 {
+	u32 ref = min_t(u32, last_us, min_us);
+
 	if (samples < HSS_N_RTT_SAMPLE || cur_us == HSS_INF || last_us == HSS_INF)
 		return false;
-	return (u64)cur_us >= (u64)last_us + hss_thresh_us(last_us);
+	return (u64)cur_us >= (u64)ref + hss_thresh_us(ref);
 }
 
 /* The CSS baseline for a round least RTT (never 0: 0 is "not in CSS"). */
