@@ -26,7 +26,7 @@ from specnet_bench import specnet_lab as lab
 from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, MSS, RTT, assert_load_refused,
                   assert_long_path_start_doubles, assert_params_refused,
                   assert_qd_params, blackout, first_reduction, load_twice_and_rmmod_in_use,
-                  loss_response, param_value, rto_index, run_flow, trace_rows,
+                  loss_response, param_value, rounds, rto_index, run_flow, trace_rows,
                   wnd_limited_chain)
 
 
@@ -221,6 +221,50 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     finally:
         c.destroy()
     assert_ss_send_uses_min_rtt(ss, figure)
+
+
+def test_a_first_slow_start_ends_on_a_rise_under_a_threshold_a_round(spec, figure):
+    """A 20 Mbit/s, 600 ms path (990 packets) that never drops or marks,
+    whose delay rises by 6 ms every 600 ms from the flow's launch: a
+    round's least RTT is at most 12 ms over the round before's, under
+    HyStart++'s threshold of 16 ms, but 18 ms over the flow's least after
+    three steps. The first slow start ends there (hystart_exits), a few
+    round trips in, and CSS's five rounds (x 1.25 each) end it with
+    ssthresh = cwnd at most 0.6 BDP. With the last round as the only
+    reference slow start went on until the flow's own queue showed, past
+    half the BDP, and ssthresh came at least at one BDP."""
+    rtt_ms, rate, step_ms, every_s = 600, 20e6, 6, 0.6
+    bdp = rate * rtt_ms / 1e3 / 8 / 1514
+    c = lab.bottleneck_chain("20mbit", rtt_ms, "parent 1:1 handle 10: pfifo limit 3000")
+    try:
+        c.ecn_sender("snd")
+        # the receiver's window never holds a round (4 MB, half of it)
+        c.sysctl("rcv", "net.ipv4.tcp_rmem", "4096 4194304 16777216")
+        lab.iperf3_server(c.ns("rcv"))
+        before = counters(c)
+
+        def rise(c):
+            for i in range(1, 15):
+                time.sleep(every_s)
+                c.tc("rtr", "snd", f"change root netem delay {rtt_ms + i * step_ms}ms "
+                                   "limit 10000")
+        evs, _ = run_flow(c, "spec", seconds=8, during=rise)
+        after = counters(c)
+    finally:
+        c.destroy()
+    n = {k: after[k] - before.get(k, 0) for k in after}
+    first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
+    per = rounds(evs, rtt_ms / 1e3)
+    figure("largest cwnd per 600 ms round", [r[1] for r in per])
+    figure("largest srtt per round, ms", [r[7] for r in per])
+    figure("HyStart++ exits, losses, marks, first ssthresh (BDP %.0f), at s" % bdp,
+           (n["hystart_exits"], n["loss_events"], n["ece_reductions"],
+            first and first["ssthresh"], first and round(first["t"] - evs[0]["t"], 2)))
+    assert n["loss_events"] == 0 and n["ece_reductions"] == 0, n
+    assert n["hystart_exits"] >= 1, n
+    assert first, "ssthresh never set: the first slow start did not end"
+    assert first["ssthresh"] <= 0.6 * bdp, \
+        f"slow start ended at {first['ssthresh']} (BDP {bdp:.0f}): the rise was missed"
 
 
 def fifo_flow(rtt_ms, fifo, seconds=20, rmem="4096 131072 16777216"):
