@@ -65,7 +65,8 @@
  *     nor at the CWR the stack enters for the echo on the ACK that ends a
  *     recovery (spec_echo_cwr()).
  *   first slow start: ended by HyStart++ (RFC 9406, kernel/include/
- *     specnet/hystart.h) on a rise of the round's least RTT, through five
+ *     specnet/hystart.h) on a rise of the round's least RTT over the last
+ *     round's or over the flow's least (cubic's delay_min), through five
  *     rounds of Conservative Slow Start, before a marking gateway's first
  *     mark, which on a GEO path comes a doubling or two past the BDP.
  *   growth: Reno's slow start, then CUBIC's window function (RFC 9438,
