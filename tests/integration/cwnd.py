@@ -86,9 +86,9 @@ def rounds(evs, rtt_s):
     """[(round, max cwnd, min ssthresh, packets acked, largest flight,
     receive-window-limited %, min cwnd, largest srtt ms)] from tcp_probe
     events, a round being a bin of @rtt_s from the first event. The flight
-    is snd_nxt - snd_una in packets; an event is receive-window limited when the next segment
-    would not fit the window the receiver offers (snd_nxt + one MSS past
-    snd_una + snd_wnd, tcp_snd_wnd_test())."""
+    is snd_nxt - snd_una in packets; an event is receive-window limited
+    when the next segment would not fit the window the receiver offers
+    (snd_nxt + one MSS past snd_una + snd_wnd, tcp_snd_wnd_test())."""
     t0 = evs[0]["t"]
     bins = {}
     for e in evs:

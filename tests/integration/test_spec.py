@@ -34,6 +34,11 @@ def counters(chain):
     return lab.counters("tcp_spec", ns=chain.ns("snd"))
 
 
+def counted_since(before, after):
+    """The counters' growth from @before to @after (counters() readings)."""
+    return {k: after[k] - before.get(k, 0) for k in after}
+
+
 # ---- registration, parameters, lifetime --------------------------------
 
 def test_registered_and_selectable(spec):
@@ -203,7 +208,7 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
             # window drains to one BDP once CSS is over
             evs, _ = run_flow(c, "spec", seconds=6, during=None if on else sample)
             after = counters(c)
-            n = {k: after[k] - before.get(k, 0) for k in after}
+            n = counted_since(before, after)
             first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
             got[on] = (n, first)
             figure(f"hystart={on}: exits, losses, first ssthresh (BDP {bdp:.0f}), at s",
@@ -252,7 +257,7 @@ def test_a_first_slow_start_ends_on_a_rise_under_a_threshold_a_round(spec, figur
         after = counters(c)
     finally:
         c.destroy()
-    n = {k: after[k] - before.get(k, 0) for k in after}
+    n = counted_since(before, after)
     first = next((e for e in evs if e["ssthresh"] < INFINITE_SSTHRESH), None)
     per = rounds(evs, rtt_ms / 1e3)
     figure("largest cwnd per 600 ms round", [r[1] for r in per])

@@ -64,7 +64,7 @@ static inline u32 hss_thresh_us(u32 last_us)
  * that rises by less than the threshold from one round to the next. On
  * the GEO path behind CAKE with 10% corruption, where the first slow
  * start runs through recoveries, one flow's window went on to the first
- * slow start's cap of two BDPs (1972 packets) with its smoothed RTT 170-200
+ * slow start's cap of two BDPs (1972 packets) with its smoothed RTT 166-196
  * ms over the path's and HyStart++ never entered CSS; the queue took 4 s
  * to drain. The kernel's cubic compares its round with the flow's least
  * RTT (delay_min); both tests are here, the threshold from the lower
