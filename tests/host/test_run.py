@@ -443,3 +443,27 @@ def test_a_kasan_kernel_boots_without_5_level_paging(tmp_path, monkeypatch):
     argv, _ = run.vm.vng_argv(kernel, "true", kvm=False)
     i = argv.index("--append")
     assert argv[i + 1] == "no5lvl" and i < argv.index("--exec"), argv
+
+
+def test_host_unit_c_runs_each_test_reports_in_order(tmp_path, monkeypatch, capsys):
+    """The C part compiles and runs its tests side by side and reports them
+    in their names' order: a passing one, a failing one, one that does not
+    compile; the part's line counts each as the harness does."""
+    if not shutil.which("gcc"):
+        pytest.skip("no gcc")
+    check_h = os.path.join(TOP, "tests", "unit", "check.h")
+    body = HARNESS.replace('"check.h"', f'"{check_h}"')
+    (tmp_path / "test_b.c").write_text(body.replace("argc > 1", "argc > 0")
+                                       .replace('"test_h"', '"test_b"'))
+    (tmp_path / "test_a.c").write_text(body.replace('"test_h"', '"test_a"'))
+    (tmp_path / "test_c.c").write_text("int main(void) { return nope; }\n")
+    parts, failures = [], []
+    monkeypatch.setattr(run, "parts", parts)
+    monkeypatch.setattr(run, "failures", failures)
+    run.host_unit_c(str(tmp_path), str(tmp_path / "out"))
+    out = capsys.readouterr().out
+    assert parts[0][:3] == ("host unit (C, shared headers)", 2, 2), parts
+    assert parts[0][5] == "(5 checks, 1 failed)", parts
+    assert failures == ["host unit (C, shared headers): test_b: 1 case(s) failed",
+                        "host unit (C, shared headers): test_c: compile failed"], failures
+    assert out.index("(test_bad): 1 == 2") < out.index("test_c: compile failed"), out
