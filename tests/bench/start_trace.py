@@ -7,7 +7,9 @@ flow's goodput over --seconds, and tcp_spec's counters for a spec flow.
 --gw fq_codel|cake puts that gateway, built as the geo-aqm scenario
 builds it (ECN; fq_codel's interval and CAKE's rtt the path's RTT, or
 --interval; a limit of four BDPs), at the --rate bottleneck, under HTB,
-with the delay and the corruption on a hop after it.
+with the delay and the corruption on a hop after it; --gw fifo a
+tail-drop FIFO of one BDP at that RTT (the leo scenario's FIFO: --interval
+60), which never marks.
 
 --handover T:RTT:BURST (with --gw) traces a LEO satellite handover as the
 leo scenario runs one: T s into the flow the data path loses everything
@@ -52,7 +54,7 @@ from specnet_bench.cli import spread  # noqa: E402
 from cwnd import INFINITE_SSTHRESH, rounds, run_flow  # noqa: E402
 
 
-GATEWAYS = ("fq_codel", "cake")
+GATEWAYS = ("fq_codel", "cake", "fifo")
 # the bench's hosts' tcp_rmem and tcp_wmem: Mininet raises both to this
 # (mininet.util.fixLimits()), and every namespace made after it inherits them
 BENCH_BUFFERS = "10240 87380 16777216"
@@ -62,8 +64,10 @@ def gateway_tc(gw, rate, rtt_ms, interval_ms=None):
     """tc words of gateway @gw as the geo-aqm scenario builds it
     (specnet_bench.topos.gateway(): ECN, fq_codel's interval and CAKE's rtt
     @interval_ms, by default the path's RTT, a limit of four BDPs in
-    1514-byte frames)."""
-    bdp = units.rate_bps(rate) * rtt_ms / 1e3 / 8 / (topos.MTU + topos.ETH_HDR)
+    1514-byte frames), or as the leo scenario builds its FIFO: one BDP at
+    @interval_ms (tail drop, no ECN)."""
+    bdp_ms = interval_ms if gw == "fifo" and interval_ms else rtt_ms
+    bdp = units.rate_bps(rate) * bdp_ms / 1e3 / 8 / (topos.MTU + topos.ETH_HDR)
     q, limit = topos.gateway("start-trace", gw, bdp, interval_ms or rtt_ms, 1, GATEWAYS)
     return topos.queue_tc(q, limit, rate)
 
@@ -78,6 +82,9 @@ def summary(meta, recs):
     if a["gw"]:
         interval = f", interval {a['interval']} ms" if a.get("interval") else ""
         gw = f"{a['gw']} (ECN{interval})"
+        if a["gw"] == "fifo":
+            gw = (f"a tail-drop FIFO of one BDP at {a.get('interval') or a['rtt']} ms "
+                  f"({gateway_tc('fifo', a['rate'], a['rtt'], a.get('interval'))})")
     if ho:
         path = (f"{gw} under HTB at {a['rate']}, then the corruption on a netem hop "
                 f"after it and {a['rtt']} ms on the ACK path's; {ho[0]:g} s into each "
@@ -214,7 +221,8 @@ def main(argv=None):
     ap.add_argument("--gw", choices=GATEWAYS)
     ap.add_argument("--rtt", type=int, default=600, help="ms")
     ap.add_argument("--interval", type=int, metavar="MS",
-                    help="fq_codel's interval, CAKE's rtt (default: --rtt)")
+                    help="fq_codel's interval, CAKE's rtt, the RTT of the FIFO's one BDP "
+                         "(default: --rtt)")
     ap.add_argument("--handover", metavar="T:RTT:BURST",
                     help="T s in, BURST ms of total loss, then the RTT RTT ms (with --gw)")
     ap.add_argument("--bin", type=int, metavar="MS", help="a round's width (default: --rtt)")

@@ -90,6 +90,13 @@ def test_gateways_are_the_benchs():
         "fq_codel limit 3963 target 5ms interval 600ms ecn"
     assert start_trace.gateway_tc("cake", "20mbit", 600) == \
         "cake unlimited rtt 600ms besteffort memlimit 11889000"
+    # the leo scenario's FIFO: one BDP at 60 ms, 99.08 frames, whatever
+    # the path's RTT; without --interval, at the path's (24.77 at 15 ms)
+    assert start_trace.gateway_tc("fifo", "20mbit", 38, 60) == "pfifo limit 99"
+    assert start_trace.gateway_tc("fifo", "20mbit", 15) == "pfifo limit 25"
+    args = dict(ARGS, gw="fifo", rtt=38, interval=60, handover="6:47:75")
+    assert ("Path: a tail-drop FIFO of one BDP at 60 ms (pfifo limit 99) under HTB at "
+            "20mbit, then the corruption") in start_trace.summary(dict(meta(), args=args), RECS)
 
 
 def test_summary_names_the_hosts_buffers():
