@@ -79,12 +79,12 @@ def summary(meta, recs):
     tcp_spec's non-zero counters."""
     a = meta["args"]
     ho = parse_handover(a.get("handover"))
-    if a["gw"]:
+    if a["gw"] == "fifo":
+        gw = (f"a tail-drop FIFO of one BDP at {a.get('interval') or a['rtt']} ms "
+              f"({gateway_tc('fifo', a['rate'], a['rtt'], a.get('interval'))})")
+    elif a["gw"]:
         interval = f", interval {a['interval']} ms" if a.get("interval") else ""
         gw = f"{a['gw']} (ECN{interval})"
-        if a["gw"] == "fifo":
-            gw = (f"a tail-drop FIFO of one BDP at {a.get('interval') or a['rtt']} ms "
-                  f"({gateway_tc('fifo', a['rate'], a['rtt'], a.get('interval'))})")
     if ho:
         path = (f"{gw} under HTB at {a['rate']}, then the corruption on a netem hop "
                 f"after it and {a['rtt']} ms on the ACK path's; {ho[0]:g} s into each "
