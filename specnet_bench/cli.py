@@ -838,6 +838,9 @@ def summary(meta, records):
                     parts.append(f"queue {x['delay_ms'].fmt('{:.0f}')} ms")
                     if x["p95_ms"] is not None:
                         parts.append(f"p95 {x['p95_ms'].fmt('{:.0f}')} ms")
+                if x["handover"] is not None:
+                    parts.append(f"a handover {x['handover'].fmt('{:.1f}', 1e-6)} Mbit "
+                                 f"({x['handover'].n})")
                 if scen == "fifo-share":
                     if x["drop_frac"] is not None:
                         parts.append(f"drops/pkt {x['drop_frac'].fmt('{:.4f}')}")
@@ -884,7 +887,10 @@ def summary(meta, records):
               "delay (one flow a path: the flow's own), and 'ceil from T s': the goodput at "
               "the receiver (iperf3's server intervals) from the first sixth of the flows on, "
               "over the ceiling: past the start, which on a 600 ms path takes 4-5 s whatever "
-              "the congestion control; fifo-share: "
+              "the congestion control; leo, 'a handover': what each handover cost a flow, "
+              f"the Mbit its receiver got in the {HANDOVER_S:g} s before it less those of "
+              f"the {HANDOVER_S:g} s after, median [min-max] over every handover of the "
+              "case's repetitions (how many); fifo-share: "
               "the bottleneck's drops per packet offered; rwnd-limited, sndbuf-limited: "
               "the part of the senders' busy time (tcp_info, read 3 s before the flows end) "
               "that the receiver's window or the sender's own buffer held them back, shown "
@@ -914,6 +920,42 @@ def late_goodput(r):
     return bits / span if span else None
 
 
+HANDOVER_S = 7.0    # the windows either side of a handover: past the 4-7 s a slow
+#                     recovery took, and inside the 15 s epoch
+
+
+def received_bits(r, a, b):
+    """Bits the receiver of flow record @r got between @a and @b s into the
+    flow, from its intervals (rcv_series), each at its own rate and
+    counted for the part of it inside [a, b]."""
+    prev, bits = 0.0, 0.0
+    for end, bps in r["rcv_series"]:
+        bits += bps * max(0.0, min(end, b) - max(prev, a))
+        prev = end
+    return bits
+
+
+def handover_costs(r):
+    """What each handover of a leo flow record @r cost it, in bits: what
+    its receiver got in the HANDOVER_S seconds before the handover less
+    what it got in the HANDOVER_S after (0 for a flow the handover left
+    as it was), for every handover of its schedule (LeoTopo.schedule(),
+    seeded with its repetition) with both windows inside the flow. The
+    schedule starts a moment before the flow (the connection's set-up), so
+    the windows are late by that much. [] for a failed flow (its cell
+    says FAILED) and for other scenarios; None without the receiver's
+    intervals."""
+    if r["scenario"] != "leo" or failed(r):
+        return []
+    if not r.get("rcv_series"):
+        return None
+    from specnet_bench import topos
+    w, end = HANDOVER_S, r["seconds"]
+    sched = topos.LeoTopo.schedule(end, r["rep"], r["opts"].get("epoch_s", 15))
+    return [received_bits(r, t - w, t) - received_bits(r, t, t + w)
+            for t, _, burst in sched if burst and t - w >= 0 and t + w <= end]
+
+
 def rep_stats(rs):
     """The figures of one repetition of one case from its flow records @rs
     (one path: the path's figures are on every flow record). A failed flow
@@ -929,6 +971,7 @@ def rep_stats(rs):
     rtx = sum(r.get("retransmits", 0) for r in own if not failed(r))
     late = [late_goodput(r) for r in own]
     late = None if None in late or not ceil else sum(late) / ceil
+    costs = [handover_costs(r) for r in own]
     return dict(
         goodput=g, ceil=ceil, xceil=g / ceil if ceil else None, xceil_late=late,
         late_from=r0["seconds"] / 6,
@@ -945,6 +988,7 @@ def rep_stats(rs):
         rtt_ms=r0.get("rtt_ms"),
         p95_ms=r0.get("p95_queue_delay_ms"),
         rtx=rtx * 1448 / sent if sent else None,
+        handover=None if None in costs else [c for cs in costs for c in cs],
         **limited_fractions(own),
         background_sent_bps=r0.get("background_sent_bps"),
         flows=len(rs), failed=[r for r in rs if failed(r)])
@@ -987,6 +1031,8 @@ def case_stats(records):
                   "avg_queue_pkts", "delay_ms", "p95_ms", "rtx", "background_sent_bps",
                   "rwnd_frac", "sndbuf_frac"):
             x[f] = spread([p[f] for p in per.values()])
+        # every handover of every repetition: a handful per flow
+        x["handover"] = spread([c for p in per.values() for c in p["handover"] or ()])
         out[k] = x
     return out
 

@@ -794,11 +794,17 @@ class LeoTopo(ChainTopo):
     def epochs(self, seconds, seed, p=1):
         """The schedule of a flow of @seconds on path @p: [(t s, RTT ms,
         burst ms)], one entry per epoch, the first at 0 without a burst."""
+        return self.schedule(seconds, seed, self.epoch_s(p))
+
+    @classmethod
+    def schedule(cls, seconds, seed, epoch_s=15.0):
+        """epochs() from the figures a flow record keeps (its seconds, its
+        repetition as @seed, its epoch_s option): the summary's handovers."""
         rng = random.Random(int(seed))
-        out, t, e = [], 0.0, self.epoch_s(p)
+        out, t, e = [], 0.0, float(epoch_s)
         while t <= seconds:
-            rtt = round(rng.uniform(*self.RTT_RANGE_MS), 1)
-            burst = round(rng.uniform(*self.BURST_RANGE_MS))
+            rtt = round(rng.uniform(*cls.RTT_RANGE_MS), 1)
+            burst = round(rng.uniform(*cls.BURST_RANGE_MS))
             out.append((t, rtt, burst if t else 0))
             t += e
         return out

@@ -325,6 +325,34 @@ def test_late_goodput_from_the_first_sixth_on(tmp_path):
     assert "of the ceiling (1 rep)" in "\n".join(bench.targets([r]))
 
 
+def test_handover_cost_before_less_after(tmp_path):
+    """A 30 s leo flow of repetition 1: handovers at 15 and 30 s (the
+    schedule's), only the one at 15 s has 7 s either side inside the flow.
+    Receiver intervals: 10 Mbit/s to 7 s, 6 Mbit/s from 7 to 9 s, 10 to
+    15 s, 4 for 2 s, 10 after. Before it, [8, 15]: 6 x 1 + 10 x 6 = 66
+    Mbit; after, [15, 22]: 4 x 2 + 10 x 5 = 58; the handover cost 8 Mbit.
+    With epoch_s 10, handovers at 10 and 20 s: [3, 10] 10 x 4 + 6 x 2 + 10
+    = 62, [10, 17] 10 x 5 + 4 x 2 = 58: 4 Mbit; [13, 20] 10 x 2 + 4 x 2 +
+    10 x 3 = 58, [20, 27] 70: -12 Mbit."""
+    series = ([[7.0, 10e6], [9.0, 6e6]] + [[float(t), 10e6] for t in range(10, 16)]
+              + [[16.0, 4e6], [17.0, 4e6]] + [[float(t), 10e6] for t in range(18, 31)])
+    r = rec("leo", 1.0, "spec", 1, 9e6, opts={"gw": "fifo"}, ceil=10e6)
+    r.update(seconds=30, rcv_series=series)
+    from specnet_bench import topos
+    assert [t for t, _, b in topos.LeoTopo.schedule(30, 1) if b] == [15, 30]
+    assert bench.handover_costs(r) == pytest.approx([8e6])
+    r10 = dict(r, opts={"gw": "fifo", "epoch_s": 10})
+    assert bench.handover_costs(r10) == pytest.approx([4e6, -12e6])
+    assert bench.handover_costs(rec("leo", 1.0, "spec", 1, None)) == []
+    assert bench.handover_costs(rec("leo", 1.0, "spec", 1, 1e6)) is None
+    assert bench.handover_costs(dict(r, scenario="geo-aqm")) == []
+    valid([r], tmp_path)
+    assert "a handover 8.0 Mbit (1)" in bench.summary(META, [r])
+    r2 = dict(r10, rep=2, key="other")
+    x = bench.case_stats([dict(r, opts=r10["opts"]), r2])
+    assert x[("leo", '{"epoch_s": 10, "gw": "fifo"}', 1.0, "spec")]["handover"].n == 4
+
+
 def test_flow_record_takes_no_partial_report():
     ok = bench.flow_record(json.dumps(GOOD))
     assert ok.goodput_bps == 9.5e6 and ok.retransmits == 3 and ok.error is None
