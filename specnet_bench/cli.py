@@ -920,8 +920,9 @@ def late_goodput(r):
     return bits / span if span else None
 
 
-HANDOVER_S = 7.0    # the windows either side of a handover: past the 4-7 s a slow
-#                     recovery took, and inside the 15 s epoch
+# handover_costs(): the windows either side of a handover, s: longer than
+# the 4-7 s a slow recovery took, shorter than half the 15 s epoch
+HANDOVER_S = 7.0
 
 
 def received_bits(r, a, b):
