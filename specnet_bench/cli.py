@@ -901,6 +901,17 @@ def summary(meta, records):
     return "\n".join(lines)
 
 
+def received_bits(r, a, b):
+    """Bits the receiver of flow record @r got between @a and @b s into the
+    flow, from its intervals (rcv_series), each at its own rate and
+    counted for the part of it inside [a, b]."""
+    prev, bits = 0.0, 0.0
+    for end, bps in r["rcv_series"]:
+        bits += bps * max(0.0, min(end, b) - max(prev, a))
+        prev = end
+    return bits
+
+
 def late_goodput(r):
     """A flow's goodput at the receiver from the first sixth of its time on
     (the receiver's intervals, rcv_series, that start there or later),
@@ -911,29 +922,19 @@ def late_goodput(r):
     record of a run before they were taken)."""
     if failed(r):
         return 0.0
-    t0, prev, bits, span = r["seconds"] / 6, 0.0, 0.0, 0.0
-    for end, bps in r.get("rcv_series") or ():
-        if prev >= t0 - 1e-3:
-            bits += bps * (end - prev)
-            span += end - prev
-        prev = end
-    return bits / span if span else None
+    series = r.get("rcv_series")
+    if not series:
+        return None
+    starts = [0.0] + [end for end, _ in series[:-1]]
+    a = next((t for t in starts if t >= r["seconds"] / 6 - 1e-3), None)
+    if a is None or series[-1][0] <= a:
+        return None
+    return received_bits(r, a, series[-1][0]) / (series[-1][0] - a)
 
 
 # handover_costs(): the windows either side of a handover, s: longer than
 # the 4-7 s a slow recovery took, shorter than half the 15 s epoch
 HANDOVER_S = 7.0
-
-
-def received_bits(r, a, b):
-    """Bits the receiver of flow record @r got between @a and @b s into the
-    flow, from its intervals (rcv_series), each at its own rate and
-    counted for the part of it inside [a, b]."""
-    prev, bits = 0.0, 0.0
-    for end, bps in r["rcv_series"]:
-        bits += bps * max(0.0, min(end, b) - max(prev, a))
-        prev = end
-    return bits
 
 
 def handover_costs(r):
