@@ -75,7 +75,8 @@ static inline void specnet_qd_params_read(const struct qd_params *base,
 /*
  * Per ACK, from pkts_acked (called for every ACK, in recovery too): the
  * RTT sample (to the step detector once a loss was judged, then to
- * the filters), the stack's latest delivery-rate sample (not app-limited), and
+ * the filters), the stack's latest delivery-rate sample (not app-limited;
+ * qd_rate_sample() leaves out a timeout's, qd_rate_held()), and
  * the round and breaker accounting. Returns qd_ack()'s QD_ACK_* bits.
  */
 static inline unsigned int specnet_qd_acked(struct sock *sk,
@@ -95,20 +96,27 @@ static inline unsigned int specnet_qd_acked(struct sock *sk,
 }
 
 /*
- * From set_state, before the state changes: a retransmission timeout's Loss,
- * entered from another state (a later timeout of the same episode is no
- * new drain), lowers the step detector's level (qd_timeout()).
+ * From set_state, before the state changes (and after ssthresh, whose
+ * verdict on the timeout reads the queue that stood before it): a
+ * retransmission timeout's Loss, entered from another state (a later
+ * timeout of the same episode is no new drain), lowers the step detector's
+ * level (qd_timeout()), then forgets the RTT of before it and holds the
+ * delivery-rate samples (qd_loss_state()); leaving it starts the hold's
+ * last rounds.
  */
 static inline void specnet_qd_set_state(struct sock *sk, struct qd_state *s,
 					u8 new_state)
 {
+	bool loss = new_state == TCP_CA_Loss;
 	struct qd_params p;
 
-	if (new_state != TCP_CA_Loss ||
-	    inet_csk(sk)->icsk_ca_state == TCP_CA_Loss)
+	if (loss == (inet_csk(sk)->icsk_ca_state == TCP_CA_Loss))
 		return;
-	specnet_qd_params_read(&specnet_qd, &p);
-	qd_timeout(s, &p);
+	if (loss) {
+		specnet_qd_params_read(&specnet_qd, &p);
+		qd_timeout(s, &p);
+	}
+	qd_loss_state(s, loss);
 }
 
 #endif /* _SPECNET_QDELAY_GLUE_H */

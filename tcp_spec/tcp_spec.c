@@ -1143,8 +1143,9 @@ static void spec_cong_control(SPECNET_CONG_CONTROL_ARGS)
  * as for vegas, cwnd over the min RTT): tcpv_rtt the windowed min RTT,
  * tcpv_minrtt the last complete round's least RTT (the queue is their
  * difference), tcpv_rttcnt the RTT samples of the round under way (at most
- * 127: the count shares a byte with the circuit breaker's mark,
- * qd_rnd_samples()); an RTT not yet sampled reads 0x7fffffff, as vegas's.
+ * 31: the count shares a byte with the rate hold and the circuit breaker's
+ * mark, qd_rnd_samples()); an RTT not yet sampled reads 0x7fffffff, as
+ * vegas's.
  * The verdicts are in the per-netns counters. Read without the socket
  * lock (inet_diag), hence the READ_ONCE()s.
  */

@@ -662,6 +662,130 @@ static void test_reduced(void)
 	      s.rate_ns, s.pkt_ns);
 }
 
+/*
+ * A timeout holds the delivery-rate samples (qd_rate_held()): a LEO path
+ * after a handover, 48 ms min RTT, 0.6 ms a packet (20 Mbit/s), a window
+ * of 90 (a BDP of 80). In Loss the window restarts from one packet: one
+ * delivered in 48 ms would move the average to 600 x 7/8 + 48000 / 8 =
+ * 6525 us a packet, and a loss on a queue at the threshold (12 ms, a
+ * quarter of 48) would then aim at (48 + 6) ms / 6.525 ms = 8 packets, so
+ * cut to the floor, half (45), where (48 + 6) / 0.6 = 90, at most 7/8 of
+ * the window, keeps 78. The hold lasts through Loss and two round ends
+ * after it; the other bits of rnd_cnt stay.
+ */
+static void test_rate_hold(void)
+{
+	struct qd_state s, raw;
+	int i;
+
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 48000);
+	qd_rate_sample(&s, 80, 48000);
+	CHECK(s.rate_ns == 600000, "rate %u", s.rate_ns);
+	qd_ack(&s, &P, 0, 0, 80);			/* round ends at 80 */
+	raw = s;
+	qd_loss_state(&s, true);
+	CHECK(qd_rate_held(s.rnd_cnt) == QD_HOLD_LOSS, "hold %#x", s.rnd_cnt);
+	qd_rate_sample(&s, 1, 48000);
+	qd_rate_sample(&raw, 1, 48000);
+	CHECK(s.rate_ns == 600000, "held: rate %u", s.rate_ns);
+	CHECK(raw.rate_ns == 6525000, "not held: rate %u", raw.rate_ns);
+	s.rtt_us = raw.rtt_us = 60000;		/* 12 ms of queue */
+	CHECK_REDUCED(&s, 90, 78, "held: what the path carries");
+	CHECK_REDUCED(&raw, 90, 45, "not held: the floor");
+	/* rounds end in Loss: still held; a timeout again: still Loss's */
+	qd_ack(&s, &P, 80, 0, 2);
+	qd_loss_state(&s, true);
+	CHECK(qd_rate_held(s.rnd_cnt) == QD_HOLD_LOSS, "hold %#x", s.rnd_cnt);
+	/* Loss over: two round ends more */
+	qd_loss_state(&s, false);
+	CHECK(qd_rate_held(s.rnd_cnt) == QD_HOLD_ROUNDS, "hold %#x", s.rnd_cnt);
+	qd_rate_sample(&s, 16, 48000);
+	CHECK(s.rate_ns == 600000, "held after Loss: rate %u", s.rate_ns);
+	qd_ack(&s, &P, 81, 0, 90);		/* the round ends at 82 */
+	CHECK(qd_rate_held(s.rnd_cnt) == 2, "hold %#x", s.rnd_cnt);
+	qd_rtt_sample(&s, &P, 100, 50000);
+	s.rnd_cnt |= QD_RND_BRK_OVER;
+	qd_ack(&s, &P, 82, 0, 90);		/* over; the next ends at 172 */
+	CHECK(qd_rate_held(s.rnd_cnt) == 1, "hold %#x", s.rnd_cnt);
+	CHECK((s.rnd_cnt & QD_RND_BRK_OVER) && !qd_rnd_samples(s.rnd_cnt),
+	      "rnd_cnt %#x: the breaker's mark kept, the samples cleared",
+	      s.rnd_cnt);
+	qd_rate_sample(&s, 32, 48000);
+	CHECK(s.rate_ns == 600000, "held a round after Loss: rate %u",
+	      s.rate_ns);
+	qd_rtt_sample(&s, &P, 200, 50000);
+	qd_ack(&s, &P, 172, 0, 90);
+	CHECK(!qd_rate_held(s.rnd_cnt), "hold %#x", s.rnd_cnt);
+	/* the samples count again: one at half the rate moves it by 1/8 */
+	qd_rate_sample(&s, 40, 48000);
+	CHECK(s.rate_ns == 675000, "rate %u", s.rate_ns);
+	/* leaving a state that is not Loss starts no hold */
+	qd_loss_state(&s, false);
+	CHECK(!qd_rate_held(s.rnd_cnt), "hold %#x", s.rnd_cnt);
+	/* the round's samples saturate under the hold's bits */
+	qd_loss_state(&s, true);
+	for (i = 0; i < 100; i++)
+		qd_rtt_sample(&s, &P, 300, 50000);
+	CHECK(qd_rnd_samples(s.rnd_cnt) == QD_RND_SAMPLES_MAX &&
+	      qd_rate_held(s.rnd_cnt) == QD_HOLD_LOSS, "rnd_cnt %#x",
+	      s.rnd_cnt);
+}
+
+/*
+ * A timeout forgets the RTT of before it (qd_loss_state()): a LEO path of
+ * 54 ms whose last round's least sample held 2 ms of the flow's queue (the
+ * floor under an AQM's 5 ms: the queue drains), then a handover to 48 ms
+ * with its timeout. Read as it stood, the old round's 56 ms would be 8 ms
+ * of queue over the new minimum, an AQM's queue on a flow that drains:
+ * congestion. Forgotten, the queue is the least sample since the timeout,
+ * until a round ends; a queue that builds after it still counts.
+ */
+static void test_loss_forgets_rtt(void)
+{
+	struct qd_state s, raw;
+
+	qd_init(&s);
+	qd_rtt_sample(&s, &P, 0, 54000);
+	qd_ack(&s, &P, 0, 0, 10);
+	qd_ack(&s, &P, 10, 0, 10);
+	qd_rtt_sample(&s, &P, 10, 56000);
+	qd_ack(&s, &P, 20, 0, 10);
+	qd_rtt_sample(&s, &P, 20, 57000);	/* the round under way */
+	CHECK(s.rtt_us == 56000 && qd_floor_us(&s) < 54000 + 5000 &&
+	      qd_rnd_samples(s.rnd_cnt) == 1, "rtt %u floor %u samples %u",
+	      s.rtt_us, qd_floor_us(&s), qd_rnd_samples(s.rnd_cnt));
+	raw = s;
+	qd_loss_state(&s, true);
+	CHECK(s.rtt_us == QD_NONE && s.rnd_rtt_us == QD_NONE &&
+	      !qd_rnd_samples(s.rnd_cnt) && s.min_rtt_us == 54000,
+	      "forgotten: rtt %u, round's %u, samples %u, min %u", s.rtt_us,
+	      s.rnd_rtt_us, qd_rnd_samples(s.rnd_cnt), s.min_rtt_us);
+	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "no sample since");
+	qd_rtt_sample(&s, &P, 30, 48000);
+	qd_rtt_sample(&raw, &P, 30, 48000);
+	CHECK(qd_delay_us(&raw) == 8000 &&
+	      qd_loss_verdict(&raw, &P) == QD_DELAY,
+	      "not forgotten: %u us of queue", qd_delay_us(&raw));
+	CHECK(qd_delay_us(&s) == 0 && qd_loss_verdict(&s, &P) == QD_QUIET,
+	      "forgotten: %u us of queue", qd_delay_us(&s));
+	qd_rtt_sample(&s, &P, 40, 52000);
+	CHECK(qd_delay_us(&s) == 0, "the least since: %u", qd_delay_us(&s));
+	/* leaving Loss forgets nothing */
+	qd_loss_state(&s, false);
+	CHECK(s.rnd_rtt_us == 48000 && qd_rnd_samples(s.rnd_cnt) == 2,
+	      "kept: %u, %u samples", s.rnd_rtt_us, qd_rnd_samples(s.rnd_cnt));
+	/* the round ends on the new path; the next builds 12 ms, the
+	 * threshold (a quarter of 48 ms): a standing queue
+	 */
+	qd_ack(&s, &P, 30, 0, 10);
+	qd_rtt_sample(&s, &P, 50, 60000);
+	qd_ack(&s, &P, 40, 0, 10);
+	CHECK(s.rtt_us == 60000 && qd_delay_us(&s) == 12000 &&
+	      qd_loss_verdict(&s, &P) == QD_DELAY, "a queue after: %u us",
+	      qd_delay_us(&s));
+}
+
 /* The recent delivery rate x min RTT: 100 ms at 1 ms a packet is 100. */
 static void test_path_bdp(void)
 {
@@ -1150,6 +1274,8 @@ int main(void)
 	RUN(test_not_ours);
 	RUN(test_under_bdp);
 	RUN(test_reduced);
+	RUN(test_rate_hold);
+	RUN(test_loss_forgets_rtt);
 	RUN(test_path_bdp);
 	RUN(test_path_step);
 	RUN(test_step_after_timeout);

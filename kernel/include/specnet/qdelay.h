@@ -144,7 +144,11 @@
 #define QD_BRK_MIN_PKTS		64	/* least packets of a breaker interval */
 #define QD_BRK_MIN_LOST		8	/* least losses of an interval that trips */
 #define QD_BRK_WARMUP		4	/* quiet intervals before the baseline */
-#define QD_RND_SAMPLES_MAX	0x7fU	/* rnd_cnt: the samples, saturated */
+#define QD_RND_SAMPLES_MAX	0x1fU	/* rnd_cnt: the samples, saturated */
+#define QD_RND_HOLD_SHIFT	5	/* rnd_cnt: rate samples held, */
+#define QD_RND_HOLD		0x60U	/* qd_rate_held() */
+#define QD_HOLD_LOSS		3U	/* ... in a timeout's Loss, then */
+#define QD_HOLD_ROUNDS		2U	/* for this many round ends */
 #define QD_RND_BRK_OVER		0x80U	/* rnd_cnt: the last interval was over */
 #define QD_STEP_SHIFT		7	/* step_last: units of 128 us */
 #define QD_STEP_ROUNDS		2	/* round ends from a jump to its check */
@@ -196,7 +200,9 @@ struct qd_state {
 	u32 min_stamp_us;	/* when it was taken */
 	u32 pkt_ns;		/* least delivery time of a packet, QD_NONE */
 	u32 rnd_rtt_us;		/* least RTT sample of the round under way */
-	u32 rtt_us;		/* ... of the last complete round, QD_NONE */
+	u32 rtt_us;		/* ... of the last complete round, QD_NONE
+				 * (none yet, or since a timeout)
+				 */
 	u32 rnd_end;		/* delivered count that ends the round */
 	u32 brk_delivered;	/* delivered count at the interval's start */
 	u32 brk_lost;		/* lost count at the interval's start */
@@ -213,9 +219,11 @@ struct qd_state {
 	    quiet:3,		/* quiet intervals seen, up to QD_BRK_WARMUP */
 	    step_chk:2,		/* round ends until a candidate step's check */
 	    settled:1;		/* a loss event was judged */
-	u8  rnd_cnt;		/* the low 7 bits: RTT samples in the round
+	u8  rnd_cnt;		/* the low 5 bits: RTT samples in the round
 				 * under way, up to QD_RND_SAMPLES_MAX
-				 * (qd_rnd_samples()); QD_RND_BRK_OVER: the
+				 * (qd_rnd_samples()); QD_RND_HOLD: the
+				 * delivery-rate samples are held
+				 * (qd_rate_held()); QD_RND_BRK_OVER: the
 				 * last breaker interval was over the limit
 				 * (a trip takes two in a row). One byte, not
 				 * bit-fields: ss reads the samples unlocked
@@ -227,6 +235,59 @@ struct qd_state {
 static inline u32 qd_rnd_samples(u8 rnd_cnt)
 {
 	return rnd_cnt & QD_RND_SAMPLES_MAX;
+}
+
+/*
+ * Whether the delivery-rate samples are held (rnd_cnt's QD_RND_HOLD, not 0):
+ * a retransmission timeout restarts the window from one packet, so what
+ * the flow delivers in a round trip of its Loss state is that window, a
+ * packet or a few, whatever the path carries, and so is what the packets
+ * sent in it deliver, up to a round after it. Each such sample would pull
+ * rate_ns, an average of a packet's delivery time, up by an eighth of its
+ * gap, and with it what qd_reduced_cwnd() and the caps take the path to
+ * carry: behind a LEO FIFO, a loss judged by delay in the round trips
+ * after a handover's timeout cut the window to half (docs/algorithms.md,
+ * "A handover behind the FIFO"). Held at QD_HOLD_LOSS from the timeout to
+ * the end of Loss (qd_loss_state()), then for QD_HOLD_ROUNDS round ends
+ * (qd_ack()): the round under way, and the next, which ends once every
+ * packet in flight at its start, the last ones sent in Loss among them,
+ * is delivered. rate_ns stays what the path delivered before the timeout.
+ */
+static inline u32 qd_rate_held(u8 rnd_cnt)
+{
+	return (rnd_cnt & QD_RND_HOLD) >> QD_RND_HOLD_SHIFT;
+}
+
+static inline void qd_set_hold(struct qd_state *s, u32 hold)
+{
+	s->rnd_cnt = (s->rnd_cnt & ~QD_RND_HOLD) |
+		     (u8)((hold << QD_RND_HOLD_SHIFT) & QD_RND_HOLD);
+}
+
+/*
+ * A timeout's Loss state entered (@in_loss) or left: the hold of the
+ * delivery-rate samples (qd_rate_held()) starts, or its last rounds do.
+ * Entering it also forgets the RTT of the rounds before (rtt_us, and
+ * rnd_rtt_us with its samples): no ACK came for an RTO, so the queue they
+ * measured has drained, and on a path that changed (a LEO handover) they
+ * are the old path's. Until the round under way ends, the queue is read
+ * from its least sample since the timeout (qd_rtt()). Read as it stood, a
+ * handover from 54 to 48 ms left 8-10 ms of the old path in the estimate,
+ * and a retransmission lost again in Loss was judged congestion by delay
+ * on 5 of 12 such timeouts (docs/algorithms.md, "A handover behind the
+ * FIFO"). The step detector reads the old RTT at the timeout first
+ * (qd_timeout(), which the caller runs before this).
+ */
+static inline void qd_loss_state(struct qd_state *s, bool in_loss)
+{
+	if (in_loss) {
+		s->rtt_us = QD_NONE;
+		s->rnd_rtt_us = QD_NONE;
+		s->rnd_cnt &= ~QD_RND_SAMPLES_MAX;
+		qd_set_hold(s, QD_HOLD_LOSS);
+	} else if (qd_rate_held(s->rnd_cnt) == QD_HOLD_LOSS) {
+		qd_set_hold(s, QD_HOLD_ROUNDS);
+	}
 }
 
 enum qd_verdict {
@@ -303,7 +364,8 @@ static inline u32 qd_thresh_us(const struct qd_state *s,
 }
 
 /* The RTT the queue estimate reads: the last complete round's least
- * sample, or the round under way's before the first round ends.
+ * sample, or the round under way's before the first round ends and after
+ * a timeout (qd_loss_state()).
  */
 static inline u32 qd_rtt(const struct qd_state *s)
 {
@@ -499,13 +561,15 @@ static inline void qd_rtt_sample(struct qd_state *s, const struct qd_params *p,
 		s->rnd_cnt++;
 }
 
-/* A delivery-rate sample: @delivered packets in @interval_us. */
+/* A delivery-rate sample: @delivered packets in @interval_us (none while
+ * held, qd_rate_held()).
+ */
 static inline void qd_rate_sample(struct qd_state *s, u32 delivered,
 				  u32 interval_us)
 {
 	u64 ns;
 
-	if (!delivered || !interval_us)
+	if (!delivered || !interval_us || qd_rate_held(s->rnd_cnt))
 		return;
 	ns = min_t(u64, div_u64((u64)interval_us * 1000, delivered),
 		   QD_NONE - 1);
@@ -579,7 +643,7 @@ static inline unsigned int qd_ack(struct qd_state *s,
 				  const struct qd_params *p,
 				  u32 delivered, u32 lost, u32 in_flight)
 {
-	u32 n_del, n_lost, n, frac, limit;
+	u32 n_del, n_lost, n, frac, limit, hold;
 	unsigned int ret = 0;
 	bool quiet, over, trip;
 
@@ -606,7 +670,10 @@ static inline unsigned int qd_ack(struct qd_state *s,
 						 * not the floor's)
 						 */
 	}
-	s->rnd_cnt &= QD_RND_BRK_OVER;
+	s->rnd_cnt &= QD_RND_BRK_OVER | QD_RND_HOLD;
+	hold = qd_rate_held(s->rnd_cnt);
+	if (hold && hold != QD_HOLD_LOSS)
+		qd_set_hold(s, hold - 1);
 	s->rnd_end = delivered + max_t(u32, in_flight, 1);
 
 	n_del = delivered - s->brk_delivered;
@@ -622,7 +689,8 @@ static inline unsigned int qd_ack(struct qd_state *s,
 	over = s->quiet >= QD_BRK_WARMUP && frac > limit &&
 	       n_lost >= QD_BRK_MIN_LOST;
 	trip = p->enable && over && (s->rnd_cnt & QD_RND_BRK_OVER);
-	s->rnd_cnt = qd_rnd_samples(s->rnd_cnt) | (over ? QD_RND_BRK_OVER : 0);
+	s->rnd_cnt = (s->rnd_cnt & ~QD_RND_BRK_OVER) |
+		     (over ? QD_RND_BRK_OVER : 0);
 	if (trip)
 		s->tripped = 1;
 	quiet = qd_delay_us(s) < qd_thresh_us(s, p);
