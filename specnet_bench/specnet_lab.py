@@ -362,7 +362,7 @@ def bottleneck_chain(rate, rtt_ms, below=""):
 # ---- deterministic loss / CE injection ------------------------------------
 
 def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
-           cwr_blackout=False, drop_first=None, ce_first=False):
+           cwr_blackout=False, drop_first=None, ce_first=False, drop_nth=None):
     """Install nftables rules on @router's forward path that drop the
     packets whose conntrack original-direction count is in @drop and mark
     those in @ce with CE. Counts are per connection, 1-based, and include
@@ -374,7 +374,9 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
     (count, length), drop the first packet of IP length @length from the
     @count-th on, once per sender (a packet picked by its size when the
     count is not exact). With @ce_first, mark CE on the next data packet
-    of each sender, once.
+    of each sender, once. With @drop_nth = k, drop the data packet that
+    is the k-th (0-based) to reach the rule once it is installed, whatever
+    the connection's count (a blackout's drops count there too).
     """
     ns = chain.ns(router)
     run("modprobe nf_conntrack")
@@ -400,6 +402,9 @@ def inject(chain, router, drop=(), ce=(), dport=5201, blackout=False,
         sets += "set ceonce {\n    type ipv4_addr\n    flags dynamic\n  }\n  "
         rules.append(f"tcp dport {dport} meta length > 200 ip saddr != @ceonce "
                      f"add @ceonce {{ ip saddr }} counter ip ecn set ce")
+    if drop_nth is not None:
+        rules.append(f"tcp dport {dport} meta length > 200 numgen inc mod 1000000 == {drop_nth} "
+                     "counter drop")
     body = "\n    ".join(rules)
     # one transaction: the old rules (a blackout, say) give way to the new
     # ones with no gap between them

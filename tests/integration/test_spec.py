@@ -726,6 +726,50 @@ def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
         c.destroy()
 
 
+def shorter_path_blackout(chain, start=1.5, length=1.0):
+    """A blackout (blackout()) in which the ACK path's delay drops from 100
+    to 90 ms (a handover to a shorter path), and after which the third
+    data packet through the router is dropped: the timeout's Loss state
+    sends one retransmission, then two, the second of them this one."""
+    time.sleep(start)
+    lab.inject(chain, "rtr", blackout=True)
+    chain.tc("rtr", "snd", f"change root netem delay {int(RTT * 1000) - 10}ms limit 10000")
+    time.sleep(length)
+    lab.inject(chain, "rtr", drop_nth=2)
+
+
+def test_c_a_retransmission_lost_after_an_rto_reads_no_queue_from_before_it(spec, figure):
+    """A timeout on a path that got 10 ms shorter during it (a LEO
+    handover), then a retransmission of its Loss state lost again: the
+    stack enters Recovery from Loss and asks for a verdict. No queue stood
+    on this path at any time, so the verdict has no delay evidence. Read
+    from the RTT of before the timeout, the old path's 100 ms over the new
+    minimum of 90, it had 10 ms of an AQM's queue on a flow that drains,
+    congestion by delay (qd_loss_state() forgets that RTT;
+    docs/algorithms.md, "A handover behind the FIFO"). With p_corrupt 0
+    the timeout is a congestion draw, not restored: Loss's slow start
+    from one packet is still in the round of before the timeout when the
+    retransmission is found lost. The verdicts are read in the counters:
+    every loss a draw, none by delay."""
+    lab.set_param("tcp_spec", "p_corrupt", 0)
+    c = wnd_limited_chain()
+    try:
+        evs, _ = run_flow(c, "spec", seconds=10, during=shorter_path_blackout)
+        n = counters(c)
+        dropped = lab.nft_counters(c, "rtr")
+        i = rto_index(evs)
+        t = evs[i]["t"]
+        lost = lab.nstat(c.ns("snd"), "TcpExtTCPLostRetransmit").get("TcpExtTCPLostRetransmit")
+        trace = trace_rows(evs, t, t - 0.1, t + 1.5, every=2)
+        figure("loss events / drawn congestion / delay congestion / lost retransmissions",
+               f"{n['loss_events']}/{n['predicted_congestion']}/{n['delay_congestion']}/{lost}")
+        assert dropped == [1], f"the retransmission was not dropped: {dropped}"
+        assert n["loss_events"] >= 2, f"no loss event after the RTO's: {n}, {trace}"
+        assert n["delay_congestion"] == 0, f"a loss judged congestion by delay: {n}, {trace}"
+    finally:
+        c.destroy()
+
+
 def test_d_receiver_without_ecn_is_reno(spec):
     c = wnd_limited_chain()
     try:
