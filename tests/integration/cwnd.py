@@ -146,12 +146,15 @@ def loss_response(evs):
     return pre, ss, min(later)
 
 
-def blackout(chain, start=1.5, length=1.0, then=None):
-    """Drop every data packet at the router from @start s for @length s;
-    then clear the rules, or swap in @then(chain)'s (lab.inject replaces
-    them in one transaction, with no gap)."""
+def blackout(chain, start=1.5, length=1.0, then=None, meanwhile=None):
+    """Drop every data packet at the router from @start s for @length s
+    (@meanwhile(chain) runs as it starts); then clear the rules, or swap in
+    @then(chain)'s (lab.inject replaces them in one transaction, with no
+    gap)."""
     time.sleep(start)
     lab.inject(chain, "rtr", blackout=True)
+    if meanwhile:
+        meanwhile(chain)
     time.sleep(length)
     if then:
         then(chain)

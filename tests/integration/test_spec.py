@@ -726,16 +726,14 @@ def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
         c.destroy()
 
 
-def shorter_path_blackout(chain, start=1.5, length=1.0):
+def shorter_path_blackout(chain):
     """A blackout (blackout()) in which the ACK path's delay drops from 100
     to 90 ms (a handover to a shorter path), and after which the third
     data packet through the router is dropped: the timeout's Loss state
     sends one retransmission, then two, the second of them this one."""
-    time.sleep(start)
-    lab.inject(chain, "rtr", blackout=True)
-    chain.tc("rtr", "snd", f"change root netem delay {int(RTT * 1000) - 10}ms limit 10000")
-    time.sleep(length)
-    lab.inject(chain, "rtr", drop_nth=2)
+    blackout(chain, meanwhile=lambda ch: ch.tc(
+                 "rtr", "snd", f"change root netem delay {int(RTT * 1000) - 10}ms limit 10000"),
+             then=lambda ch: lab.inject(ch, "rtr", drop_nth=2))
 
 
 def test_c_a_retransmission_lost_after_an_rto_reads_no_queue_from_before_it(spec, figure):
