@@ -936,6 +936,42 @@ static void spec_hystart(struct sock *sk, bool round_ended)
 	}
 }
 
+/*
+ * A path step moved the minimum up (QD_ACK_STEP): the window grows to what
+ * the path carries in the new min RTT (qd_step_cwnd()), a new CUBIC epoch
+ * from there. Where a timeout's window is still to be put back, that
+ * window grows instead; in a slow start with a threshold (Loss's, after a
+ * congestion verdict), the threshold, which the window then reaches in
+ * slow start. In a reduction (PRR sets the window on every ACK) nothing
+ * changes.
+ */
+static void spec_path_step(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct spec_ca *ca = inet_csk_ca(sk);
+	u8 state = inet_csk(sk)->icsk_ca_state;
+	u32 cwnd = tcp_snd_cwnd(tp), w;
+	u32 *ss = ca->ss_pending ? &ca->ss_before : &tp->snd_ssthresh;
+
+	if (ca->restore) {
+		ca->spec_cwnd = qd_step_cwnd(&ca->qd, ca->spec_cwnd);
+		return;
+	}
+	if (ca->reducing || state == TCP_CA_CWR || state == TCP_CA_Recovery)
+		return;
+	w = min(qd_step_cwnd(&ca->qd, cwnd), tp->snd_cwnd_clamp);
+	if (spec_in_slow_start(tp, ca, cwnd)) {
+		if (*ss != TCP_INFINITE_SSTHRESH)
+			*ss = max(*ss, w);
+		return;
+	}
+	if (w <= cwnd)
+		return;
+	tcp_snd_cwnd_set(tp, w);
+	tp->snd_cwnd_cnt = 0;
+	cubic_jump(&ca->cubic);
+}
+
 /* Every ACK, in recovery too: the delay signal's samples and rounds. */
 static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 {
@@ -950,8 +986,10 @@ static void spec_pkts_acked(struct sock *sk, const struct ack_sample *sample)
 	ev = specnet_qd_acked(sk, &ca->qd, &qdp, sample);
 	if (ev & QD_ACK_TRIP)
 		spec_count(sk, SPEC_CNT_BREAKER);
-	if (ev & QD_ACK_STEP)
+	if (ev & QD_ACK_STEP) {
 		spec_count(sk, SPEC_CNT_STEP);
+		spec_path_step(sk);
+	}
 	spec_hystart(sk, ca->qd.rnd_end != rnd_end);
 }
 

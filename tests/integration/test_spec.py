@@ -768,6 +768,55 @@ def test_c_a_retransmission_lost_after_an_rto_reads_no_queue_from_before_it(spec
         c.destroy()
 
 
+# the path-step test's bottleneck (Mbit/s), RTT before and after the step (ms)
+STEP_RATE, STEP_FROM_MS, STEP_TO_MS = 10, 25, 150
+
+
+def test_c_a_path_step_up_after_an_rto_keeps_the_rate_not_the_window(spec, figure):
+    """A handover to a path six times as long (25 to 150 ms at 10 Mbit/s,
+    a FIFO of half a BDP, which ends the first slow start with a loss and
+    then, the window at one BDP plus a few ms of queue, neither overflows
+    nor marks): a 1 s blackout 5 s into the flow, in which the ACK path's
+    delay changes, ends in a timeout. The link delivers what it did, but
+    every packet takes six times as long to come back, so the old path's
+    window fills a fifth of the new one. (Through a FIFO of 1000 packets the
+    first slow start's window, two BDPs, still stood 5 s in, and its
+    queue of 20 ms, over twice the threshold, is a level the detector
+    starts no step from.)
+    With p_corrupt 0 the timeout is a congestion draw: Loss's slow start
+    from one packet, its threshold 0.7 of the old window, then CUBIC's
+    curve back to that window's W_max, held there for seconds. Once the
+    step has moved the minimum up (path_steps), the threshold is the
+    delivery rate x the new min RTT (qd_step_cwnd()), and the window
+    reaches 0.6 of the new BDP or more within 1.5 s of the first ACK after
+    the blackout (docs/algorithms.md, "Path steps")."""
+    lab.set_param("tcp_spec", "p_corrupt", 0)
+    c = lab.bottleneck_chain(f"{STEP_RATE}mbit", STEP_FROM_MS, "parent 1:1 handle 10: pfifo limit 10")
+    try:
+        c.ecn_sender("snd")
+        lab.iperf3_server(c.ns("rcv"))
+        evs, _ = run_flow(c, "spec", seconds=14, during=lambda ch: blackout(
+            ch, start=5, meanwhile=lambda x: x.tc(
+                "rtr", "snd", f"change root netem delay {STEP_TO_MS}ms limit 10000")))
+        n = counters(c)
+    finally:
+        c.destroy()
+    i = rto_index(evs)
+    t = evs[i]["t"]
+    bdp = STEP_RATE * 1e6 * STEP_TO_MS / 1000 / 8 / 1514
+    before = max(e["cwnd"] for e in evs[max(0, i - 50):i])
+    after = [e["cwnd"] for e in evs if t <= e["t"] <= t + 1.5]
+    trace = trace_rows(evs, t, t, t + 1.5, every=10)
+    figure(f"cwnd before the blackout, largest 1.5 s after it (new BDP {bdp:.0f})",
+           (before, max(after, default=0)))
+    figure("loss events / drawn congestion / path steps",
+           f"{n['loss_events']}/{n['predicted_congestion']}/{n['path_steps']}")
+    assert n["predicted_congestion"] >= 1 and n["path_steps"] >= 1, (n, trace)
+    assert before < 0.4 * bdp, f"the old window {before} is no old path's: {trace}"
+    assert max(after, default=0) >= 0.6 * bdp, \
+        f"cwnd {max(after, default=0)} under 0.6 of the new BDP ({bdp:.0f}): {n}, {trace}"
+
+
 def test_d_receiver_without_ecn_is_reno(spec):
     c = wnd_limited_chain()
     try:

@@ -132,6 +132,35 @@ static void test_cnt_kept(void)
 	      s.epoch_ms);
 }
 
+/*
+ * A window raised by a path step (66 -> 82, 50 ms): the curve of the
+ * reduction from 66 (K = cbrt(20 x 2.5e9) = 3684 ms, 46 at its start) is
+ * still at 65 after 3 s, below the window, and would hold it (cnt 100 x
+ * 82). After cubic_jump() the next ACK starts an epoch there (plateau 82,
+ * K 0): 3 s on, 82 + 3.05^3 / 0.4 = 93, cnt 82 / 11 = 7.
+ */
+static void test_jump(void)
+{
+	struct cubic_state s, kept;
+	u32 cnt;
+
+	cubic_init(&s);
+	cubic_congestion(&s, 66, 0, CUBIC_BETA);
+	cnt = cubic_cnt(&s, 46, 1, 1000, 50);
+	CHECK(s.origin == 66 && s.k_ms == 3684, "epoch: origin %u K %u",
+	      s.origin, s.k_ms);
+	kept = s;
+	cnt = cubic_cnt(&kept, 82, 1, 4000, 50);
+	CHECK(cnt == 8200, "below the window: cnt %u", cnt);
+	cubic_jump(&s);
+	cnt = cubic_cnt(&s, 82, 1, 1000, 50);
+	CHECK(s.origin == 82 && s.k_ms == 0 && s.last_max == 66 &&
+	      s.epoch_ms == 1000, "new epoch: origin %u K %u W_max %u at %u",
+	      s.origin, s.k_ms, s.last_max, s.epoch_ms);
+	cnt = cubic_cnt(&s, 82, 1, 4000, 50);
+	CHECK(cnt == 7, "from the raised window: cnt %u", cnt);
+}
+
 /* Reno-friendly region: where the curve is flat, the window grows as Reno
  * (alpha 1 once W_est is at W_max: one segment per cwnd delivered).
  */
@@ -279,6 +308,7 @@ int main(void)
 	RUN(test_congestion);
 	RUN(test_curve);
 	RUN(test_cnt_kept);
+	RUN(test_jump);
 	RUN(test_reno_friendly);
 	RUN(test_reno_friendly_beta);
 	RUN(test_idle);

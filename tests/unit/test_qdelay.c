@@ -848,6 +848,33 @@ static void test_path_bdp(void)
 	CHECK(qd_ece_floor(&s, &P, 0xffffffffu) == 0, "no overflow of min + 5 ms");
 }
 
+/*
+ * The window a path step up leaves: the rate x the new min RTT. 19 Mbit/s
+ * of 1514-byte frames, a packet every 637 us: 47 packets in 30 ms, 78 in
+ * 50 ms (50000 / 637 = 78.49).
+ */
+static void test_step_cwnd(void)
+{
+	struct qd_state s;
+
+	qd_init(&s);
+	CHECK(qd_step_cwnd(&s, 55) == 55, "no estimates: %u",
+	      qd_step_cwnd(&s, 55));
+	s.min_rtt_us = 30000;
+	s.rate_ns = 637000;
+	CHECK(qd_path_bdp(&s) == 47 && qd_step_cwnd(&s, 55) == 55,
+	      "over the BDP: %u", qd_step_cwnd(&s, 55));
+	s.min_rtt_us = 50000;
+	CHECK(qd_step_cwnd(&s, 55) == 78, "the new path's BDP: %u",
+	      qd_step_cwnd(&s, 55));
+	CHECK(qd_step_cwnd(&s, 90) == 90, "over it: %u", qd_step_cwnd(&s, 90));
+	/* corrupted packets took their share: 78 / 0.95 = 82.1 */
+	s.quiet = QD_BRK_WARMUP;
+	s.base_ppm = 50000;
+	CHECK(qd_step_cwnd(&s, 55) == 82, "5%% corruption: %u",
+	      qd_step_cwnd(&s, 55));
+}
+
 /* Samples @from..@to us, @n of them evenly, at @t_us, 10 us apart. */
 /* A loss event judged: the step detector watches from here on. */
 static void settle(struct qd_state *s)
@@ -1210,6 +1237,9 @@ static void test_step_after_timeout(void)
 	ev |= round_at(&s, &P, &t, &del, 38000, 10);
 	CHECK(ev == QD_ACK_STEP && s.min_rtt_us == 38000, "step %u, min %u",
 	      ev, s.min_rtt_us);
+	/* at a packet a ms, the window grows from 33 to 38 */
+	s.rate_ns = 1000000;
+	CHECK(qd_step_cwnd(&s, 33) == 38, "window %u", qd_step_cwnd(&s, 33));
 	for (i = 0; i < 60; i++)
 		round_at(&s, &P, &t, &del, 38000, 10);
 	CHECK(qd_loss_verdict(&s, &P) == QD_QUIET, "a loss on the new path");
@@ -1277,6 +1307,7 @@ int main(void)
 	RUN(test_rate_hold);
 	RUN(test_loss_forgets_rtt);
 	RUN(test_path_bdp);
+	RUN(test_step_cwnd);
 	RUN(test_path_step);
 	RUN(test_step_after_timeout);
 	return check_done("test_qdelay");

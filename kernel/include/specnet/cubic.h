@@ -151,6 +151,19 @@ static inline void cubic_congestion(struct cubic_state *s, u32 cwnd, u32 floor,
 	s->origin = 0;
 }
 
+/*
+ * The window was raised without a loss (a path step up: qdelay.h's
+ * qd_step_cwnd()): the next ACK in congestion avoidance starts a new epoch
+ * from the raised window, as after a reduction to it (its plateau W_max
+ * if that is higher, else the window). The curve under way counts the
+ * shorter path's packets: below the raised window, it held growth at one
+ * packet per 100 windows until it caught up.
+ */
+static inline void cubic_jump(struct cubic_state *s)
+{
+	s->origin = 0;
+}
+
 /* The sender was idle for @idle_ms (no data in flight): the curve does not
  * advance meanwhile (tcp_cubic's CA_EVENT_TX_START).
  */

@@ -98,7 +98,8 @@
  * shorter than half the threshold plus the queue the last sample held.
  * Without this, every RTT rise at a handover read as queue for the 300 s
  * window and turned each random loss into a congestion cut
- * (docs/algorithms.md, "Path steps").
+ * (docs/algorithms.md, "Path steps"). spec's window follows a confirmed
+ * step up to the rate x the new minimum (qd_step_cwnd()).
  *
  * Growth is bounded by what the path delivers: in the first slow start
  * qd_cwnd_cap() is twice the BDP (BBR's cwnd gain of 2) plus the loss
@@ -829,6 +830,25 @@ static inline u32 qd_as_sent(const struct qd_state *s, u32 pkts)
 static inline u32 qd_path_bdp_sent(const struct qd_state *s)
 {
 	return qd_as_sent(s, qd_path_bdp(s));
+}
+
+/*
+ * The window after a path step moved the minimum up (qd_step_confirm()):
+ * @cwnd, raised to what the path carries in the new min RTT
+ * (qd_path_bdp_sent()). The link delivers what it did before the step, and
+ * the rate says so (its samples are held from the timeout a handover comes
+ * with: qd_rate_held()), but every packet now takes longer to come back: a
+ * window of the shorter path's BDP leaves the link idle for the part of
+ * each RTT the path grew by, until growth has made up the difference (3-4
+ * s of CUBIC's curve for a LEO step from 30 to 55 ms at 19 Mbit/s). Such
+ * a window adds no queue of its own. Where the step was false (a
+ * competitor's queue that grew on a jump) the rate is the flow's share,
+ * and the share x the RTT, queue included, is the window already: nothing
+ * grows.
+ */
+static inline u32 qd_step_cwnd(const struct qd_state *s, u32 cwnd)
+{
+	return max_t(u32, cwnd, qd_path_bdp_sent(s));
 }
 
 /*
