@@ -774,9 +774,9 @@ STEP_RATE, STEP_FROM_MS, STEP_TO_MS = 10, 25, 150
 
 def test_c_a_path_step_up_after_an_rto_keeps_the_rate_not_the_window(spec, figure):
     """A handover to a path six times as long (25 to 150 ms at 10 Mbit/s,
-    a FIFO of half a BDP, which ends the first slow start with a loss and
-    then, the window at one BDP plus a few ms of queue, neither overflows
-    nor marks): a 1 s blackout 5 s into the flow, in which the ACK path's
+    a FIFO of half a BDP, whose overflows end the first slow start and keep
+    the window near one BDP, with a few ms of queue; it never marks): a 1 s
+    blackout 5 s into the flow, in which the ACK path's
     delay changes, ends in a timeout. The link delivers what it did, but
     every packet takes six times as long to come back, so the old path's
     window fills a fifth of the new one. (Through a FIFO of 1000 packets the
@@ -784,8 +784,10 @@ def test_c_a_path_step_up_after_an_rto_keeps_the_rate_not_the_window(spec, figur
     queue of 20 ms, over twice the threshold, is a level the detector
     starts no step from.)
     With p_corrupt 0 the timeout is a congestion draw: Loss's slow start
-    from one packet, its threshold 0.7 of the old window, then CUBIC's
-    curve back to that window's W_max, held there for seconds. Once the
+    from one packet up to its threshold, half the old window or less
+    (15-16 of 30-35 packets), then CUBIC's curve back towards the old
+    window, held there for seconds (18-19 packets 1.5 s after the
+    blackout without the step's window, on 6.1 and 6.12). Once the
     step has moved the minimum up (path_steps), the threshold is the
     delivery rate x the new min RTT (qd_step_cwnd()), and the window
     reaches 0.6 of the new BDP or more within 1.5 s of the first ACK after
