@@ -87,13 +87,13 @@ def summary(meta, recs):
         gw = f"{a['gw']} (ECN{interval})"
     if ho:
         path = (f"{gw} under HTB at {a['rate']}, then the corruption on a netem hop "
-                f"after it and {a['rtt']} ms on the ACK path's; {ho[0]:g} s into each "
-                f"flow a handover: everything lost for {ho[2]} ms, then the RTT {ho[1]} ms")
+                f"after it and {a['rtt']:g} ms on the ACK path's; {ho[0]:g} s into each "
+                f"flow a handover: everything lost for {ho[2]} ms, then the RTT {ho[1]:g} ms")
     elif a["gw"]:
-        path = (f"{gw} under HTB at {a['rate']}, then {a['rtt']} ms and the "
+        path = (f"{gw} under HTB at {a['rate']}, then {a['rtt']:g} ms and the "
                 f"corruption on a netem hop after it")
     else:
-        path = (f"one netem hop: {a['rate']}, {a['rtt']} ms, a 3000-packet queue and the "
+        path = (f"one netem hop: {a['rate']}, {a['rtt']:g} ms, a 3000-packet queue and the "
                 f"corruption (a corrupted packet still takes its time on the link)")
     bufs = (f"Both hosts' tcp_rmem and tcp_wmem: {a['buffers']}" if a.get("buffers") else
             "The hosts keep the kernel's default buffers (tcp_rmem's maximum 6 MB, "
@@ -102,7 +102,7 @@ def summary(meta, recs):
            f"commit {meta['commit']})", "",
            f"`tests/bench/start_trace.py {meta['argv']}`", "",
            f"Path: {path}. Each flow alone, {a['seconds']} s, traced by tcp:tcp_probe; "
-           f"a round is a {a.get('bin') or a['rtt']} ms bin from the flow's first event. Module "
+           f"a round is a {a.get('bin') or a['rtt']:g} ms bin from the flow's first event. Module "
            f"parameters set: {', '.join(a['param']) or 'none (defaults)'}. {bufs}.", "",
            "| gateway | loss % | cc | goodput Mbit/s per repetition | median [min-max] |",
            "|---|---|---|---|---|"]
@@ -151,7 +151,7 @@ def parse_handover(text):
         return None
     try:
         t, rtt, burst = text.split(":")
-        ho = (float(t), int(rtt), int(burst))
+        ho = (float(t), float(rtt), int(burst))
     except ValueError:
         raise ValueError(f"T:RTT:BURST (s, ms, ms), not {text!r}") from None
     if not (0 < ho[0] and 0 < ho[1] <= 10000 and 0 <= ho[2] <= 10000):
@@ -182,11 +182,11 @@ def one_flow(cc, loss, args):
                                                          args.interval)}""")
         if ho:
             c.tc("rtr", "rcv", f"root netem limit 10000{imp}")
-            c.tc("rtr", "gw", f"root netem delay {args.rtt}ms limit 10000")
+            c.tc("rtr", "gw", f"root netem delay {args.rtt:g}ms limit 10000")
         elif args.gw:
-            c.tc("rtr", "rcv", f"root netem delay {args.rtt}ms limit 10000{imp}")
+            c.tc("rtr", "rcv", f"root netem delay {args.rtt:g}ms limit 10000{imp}")
         else:
-            c.tc("rtr", "rcv", f"root netem delay {args.rtt}ms rate {args.rate} "
+            c.tc("rtr", "rcv", f"root netem delay {args.rtt:g}ms rate {args.rate} "
                                f"limit 3000{imp}")
         c.ecn_sender("snd")
         for host in ("snd", "rcv"):
@@ -200,7 +200,7 @@ def one_flow(cc, loss, args):
             at["t"] = time.monotonic()     # tcp_probe's clock (TcpProbe)
             ch.tc("rtr", "rcv", "qdisc change root netem limit 10000 loss 100%")
             time.sleep(ho[2] / 1e3)
-            ch.tc("rtr", "gw", f"qdisc change root netem delay {ho[1]}ms limit 10000")
+            ch.tc("rtr", "gw", f"qdisc change root netem delay {ho[1]:g}ms limit 10000")
             ch.tc("rtr", "rcv", f"qdisc change root netem limit 10000{imp}")
         evs, rep = run_flow(c, cc, seconds=args.seconds, during=handover if ho else None)
         n = lab.counters("tcp_spec", ns=c.ns("snd")) if cc == "spec" else None
@@ -219,7 +219,7 @@ def main(argv=None):
     ap.add_argument("--loss", default="0", help="corruption, percent; a list: 0,1")
     ap.add_argument("--rate", default="20mbit")
     ap.add_argument("--gw", choices=GATEWAYS)
-    ap.add_argument("--rtt", type=int, default=600, help="ms")
+    ap.add_argument("--rtt", type=float, default=600, help="ms")
     ap.add_argument("--interval", type=int, metavar="MS",
                     help="fq_codel's interval, CAKE's rtt, the RTT of the FIFO's one BDP "
                          "(default: --rtt)")

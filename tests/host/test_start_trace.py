@@ -127,6 +127,13 @@ def test_handover_and_least_cwnd_in_the_summary():
     # records from before the least cwnd and the handover print neither line
     old = start_trace.summary(meta(), RECS)
     assert "least cwnd:" not in old and "handover" not in old
+    # a LEO schedule's RTTs to a tenth of a ms (LeoTopo.schedule()), the
+    # round's width the RTT where --bin is not given
+    args = dict(args, rtt=33.3, bin=None, handover="5:37.9:80")
+    text = start_trace.summary(dict(meta(), args=args), [rec("spec", 1.0, 15.1, r)])
+    assert ("and 33.3 ms on the ACK path's; 5 s into each flow a handover: everything "
+            "lost for 80 ms, then the RTT 37.9 ms.") in text
+    assert "a round is a 33.3 ms bin" in text
 
 
 @pytest.mark.parametrize("argv, why", [
