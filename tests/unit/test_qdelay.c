@@ -1288,6 +1288,74 @@ static void test_step_after_timeout(void)
 	CHECK(s.step_last == 36000 >> QD_STEP_SHIFT, "off: %u", s.step_last);
 }
 
+/*
+ * A handover from 33.3 to 37.9 ms (a LEO schedule's, 4.6 ms) where the
+ * flow's queue drained to 1 ms over the minimum a round: the floor is
+ * 0.96 ms up, and after the timeout the level is 34.176 ms (the floor,
+ * in 128 us units). Half a threshold (4.1625 ms) over that unit's top is
+ * 38.466 ms: no candidate, the minimum stays 4.6 ms short, the floor
+ * follows the new path to 4.7 ms, under the AQM's 5 ms, and a round whose
+ * least sample holds half a ms of queue makes a loss congestion. In the
+ * timeout's hold (qd_loss_state()) a quarter of a threshold is a jump: the
+ * step is seen and the minimum moves to within the floor's 1 ms of it.
+ */
+static void test_small_step_after_timeout(void)
+{
+	struct qd_state s, c;
+	u32 t, del, i, ev, held;
+
+	for (held = 0; held < 2; held++) {
+		qd_init(&s);
+		settle(&s);
+		t = del = ev = 0;
+		qd_ack(&s, &P, 0, 0, 10);
+		round_at(&s, &P, &t, &del, 33300, 10);
+		for (i = 0; i < 60; i++) {
+			samples(&s, &P, &t, 34300, 36300, 10);
+			del += 10;
+			qd_ack(&s, &P, del, 0, 10);
+		}
+		CHECK(s.min_rtt_us == 33300 && s.floor_q == 7, "min %u floor %u",
+		      s.min_rtt_us, s.floor_q);
+		qd_timeout(&s, &P);
+		CHECK(s.step_last == 34176 >> QD_STEP_SHIFT, "level %u",
+		      s.step_last);
+		if (held)
+			qd_loss_state(&s, true);
+		for (i = 0; i < 3; i++)
+			ev |= round_at(&s, &P, &t, &del, 37900, 10);
+		if (held)
+			qd_loss_state(&s, false);
+		for (i = 0; i < 100; i++)
+			ev |= round_at(&s, &P, &t, &del, 38100, 10);
+		c = s;
+		round_at(&c, &P, &t, &del, 38400, 10);	/* 0.5 ms of queue */
+		if (!held) {
+			CHECK(!(ev & QD_ACK_STEP) && s.min_rtt_us == 33300 &&
+			      qd_min_drained(&s, qd_aqm_us(&s, &P)),
+			      "unseen: min %u floor %u", s.min_rtt_us,
+			      s.floor_q);
+			CHECK(qd_loss_verdict(&c, &P) == QD_DELAY,
+			      "the shortfall read as an AQM's queue");
+			continue;
+		}
+		CHECK(ev == QD_ACK_STEP && s.min_rtt_us >= 36900 &&
+		      s.min_rtt_us <= 37900, "step %u, min %u", ev,
+		      s.min_rtt_us);
+		CHECK(qd_loss_verdict(&c, &P) == QD_QUIET,
+		      "a loss at 0.5 ms of queue: %u us read", qd_delay_us(&c));
+	}
+	/* out of the hold a jump of a quarter of a threshold is none */
+	swing_33(&s, &t, &del);
+	samples(&s, &P, &t, 33000, 33000, 1);
+	samples(&s, &P, &t, 36300, 36300, 1);	/* 3.3 ms over 33 */
+	CHECK(!s.step_chk, "no candidate out of a timeout");
+	qd_loss_state(&s, true);
+	samples(&s, &P, &t, 33000, 33000, 1);
+	samples(&s, &P, &t, 36300, 36300, 1);
+	CHECK(s.step_chk == QD_STEP_ROUNDS, "a candidate in its hold");
+}
+
 int main(void)
 {
 	RUN(test_params);
@@ -1310,5 +1378,6 @@ int main(void)
 	RUN(test_step_cwnd);
 	RUN(test_path_step);
 	RUN(test_step_after_timeout);
+	RUN(test_small_step_after_timeout);
 	return check_done("test_qdelay");
 }

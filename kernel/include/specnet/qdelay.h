@@ -471,14 +471,23 @@ static inline u32 qd_within_thresh(u32 from, u32 last, u32 thresh)
  * the top of the level's 128 us unit, so that its rounding never makes a
  * flat RTT a jump; no step is seen from a level of 0 (no sample yet, or
  * under 128 us) or from a saturated one (8.4 s and more: the level no
- * longer says where the RTT was).
+ * longer says where the RTT was). After a timeout (from it until two
+ * rounds after Loss, qd_rate_held()) a quarter of the threshold is a
+ * jump: the timeout drained the flow's queue, so the level is the floor
+ * (qd_timeout()) and a sample a quarter of a threshold over it is the
+ * path's. Half a threshold left a LEO handover from 33.3 to 37.9 ms unseen
+ * where the floor stood 0.5 ms or more over the minimum, and the 4.6 ms
+ * it fell short, under an AQM's queue (qd_aqm_us()), kept the minimum
+ * "drained" (qd_min_drained()): every round whose least sample held half
+ * a ms of queue made a loss congestion, for the rest of the epoch and,
+ * the shortfall carried by the next step, the one after.
  */
 static inline void qd_step_sample(struct qd_state *s,
 				  const struct qd_params *p, u32 rtt_us)
 {
 	u32 last = (u32)s->step_last << QD_STEP_SHIFT;
 	u32 top = last + (1U << QD_STEP_SHIFT) - 1;	/* its unit's top */
-	u32 thresh;
+	u32 thresh, jump = qd_rate_held(s->rnd_cnt) ? 2 : 1;
 
 	if (!rtt_us)
 		return;
@@ -488,15 +497,16 @@ static inline void qd_step_sample(struct qd_state *s,
 		if (rtt_us >= last + (qd_thresh_us(s, p) >> 2))
 			return;		/* the new level holds */
 		s->step_chk = 0;	/* it fell back: not a step */
-	} else if (rtt_us >= top + (p->loss_us >> 1) && p->enable &&
+	} else if (rtt_us >= top + (p->loss_us >> jump) && p->enable &&
 		   s->step_last && s->step_last < QD_STEP_MAX &&
 		   s->min_rtt_us != QD_NONE) {
 		/* the threshold is at least loss_us: it is computed only for
-		 * a sample that rose by half of that, not for every ACK
+		 * a sample that rose by a half (a quarter) of that, not for
+		 * every ACK
 		 */
 		thresh = qd_thresh_us(s, p);
 		if (!qd_level_standing(s, last, thresh) &&
-		    rtt_us >= top + (thresh >> 1)) {
+		    rtt_us >= top + (thresh >> jump)) {
 			/* step_last keeps the level */
 			s->step_chk = QD_STEP_ROUNDS;
 			return;
