@@ -1291,8 +1291,9 @@ static void test_step_after_timeout(void)
 /*
  * A handover from 33.3 to 37.9 ms (a LEO schedule's, 4.6 ms) where the
  * flow's queue drained to 1 ms over the minimum a round: the floor is
- * 0.96 ms up, and after the timeout the level is 34.176 ms (the floor,
- * in 128 us units). Half a threshold (4.1625 ms) over that unit's top is
+ * 0.9 ms up (7 units of 128 us), and after the timeout the level is
+ * 34.176 ms (the floor, in 128 us units). Half a threshold (4.1625 ms)
+ * over that unit's top is
  * 38.466 ms: no candidate, the minimum stays 4.6 ms short, the floor
  * follows the new path to 4.7 ms, under the AQM's 5 ms, and a round whose
  * least sample holds half a ms of queue makes a loss congestion. In the

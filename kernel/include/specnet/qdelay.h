@@ -476,7 +476,7 @@ static inline u32 qd_within_thresh(u32 from, u32 last, u32 thresh)
  * jump: the timeout drained the flow's queue, so the level is the floor
  * (qd_timeout()) and a sample a quarter of a threshold over it is the
  * path's. Half a threshold left a LEO handover from 33.3 to 37.9 ms unseen
- * where the floor stood 0.5 ms or more over the minimum, and the 4.6 ms
+ * where the floor stood 0.3 ms or more over the minimum, and the 4.6 ms
  * it fell short, under an AQM's queue (qd_aqm_us()), kept the minimum
  * "drained" (qd_min_drained()): every round whose least sample held half
  * a ms of queue made a loss congestion, for the rest of the epoch and,
