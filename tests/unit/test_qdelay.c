@@ -897,13 +897,20 @@ static void samples(struct qd_state *s, const struct qd_params *p,
 	}
 }
 
+/* A round of @n samples from @from to @to (us); returns qd_ack()'s bits. */
+static unsigned int round_over(struct qd_state *s, const struct qd_params *p,
+			       u32 *t_us, u32 *del, u32 from, u32 to, u32 n)
+{
+	samples(s, p, t_us, from, to, n);
+	*del += 10;
+	return qd_ack(s, p, *del, 0, 10);
+}
+
 /* A round of @n samples at @rtt_us; returns qd_ack()'s bits. */
 static unsigned int round_at(struct qd_state *s, const struct qd_params *p,
 			     u32 *t_us, u32 *del, u32 rtt_us, u32 n)
 {
-	samples(s, p, t_us, rtt_us, rtt_us, n);
-	*del += 10;
-	return qd_ack(s, p, *del, 0, 10);
+	return round_over(s, p, t_us, del, rtt_us, rtt_us, n);
 }
 
 /*
@@ -1016,11 +1023,8 @@ static void test_path_step(void)
 	qd_ack(&s, &P, 0, 0, 10);
 	round_at(&s, &P, &t, &del, 25000, 10);
 	samples(&s, &P, &t, 25000, 30000, 6);	/* it builds, 1 ms a sample */
-	for (i = 0; i < 3; i++) {
-		samples(&s, &P, &t, 30000, 40000, 11);
-		del += 10;
-		qd_ack(&s, &P, del, 0, 10);
-	}
+	for (i = 0; i < 3; i++)
+		round_over(&s, &P, &t, &del, 30000, 40000, 11);
 	samples(&s, &P, &t, 30000, 40000, 11);
 	CHECK(s.rtt_us == 30000 && s.min_rtt_us == 25000, "round %u, min %u",
 	      s.rtt_us, s.min_rtt_us);
@@ -1192,11 +1196,8 @@ static void swing_33(struct qd_state *s, u32 *t, u32 *del)
 	settle(s);
 	*t = *del = 0;
 	qd_ack(s, &P, 0, 0, 10);
-	for (i = 0; i < 40; i++) {
-		samples(s, &P, t, 33000, 36000, 11);
-		*del += 10;
-		qd_ack(s, &P, *del, 0, 10);
-	}
+	for (i = 0; i < 40; i++)
+		round_over(s, &P, t, del, 33000, 36000, 11);
 }
 
 /*
@@ -1293,8 +1294,8 @@ static void test_step_after_timeout(void)
  * flow's queue drained to 1 ms over the minimum a round: the floor is
  * 0.9 ms up (7 units of 128 us), and after the timeout the level is
  * 34.176 ms (the floor, in 128 us units). Half a threshold (4.1625 ms)
- * over that unit's top is
- * 38.466 ms: no candidate, the minimum stays 4.6 ms short, the floor
+ * over that unit's top is 38.466 ms: no candidate, the minimum stays
+ * 4.6 ms short, the floor
  * follows the new path to 4.7 ms, under the AQM's 5 ms, and a round whose
  * least sample holds half a ms of queue makes a loss congestion. In the
  * timeout's hold (qd_loss_state()) a quarter of a threshold is a jump: the
@@ -1311,11 +1312,8 @@ static void test_small_step_after_timeout(void)
 		t = del = ev = 0;
 		qd_ack(&s, &P, 0, 0, 10);
 		round_at(&s, &P, &t, &del, 33300, 10);
-		for (i = 0; i < 60; i++) {
-			samples(&s, &P, &t, 34300, 36300, 10);
-			del += 10;
-			qd_ack(&s, &P, del, 0, 10);
-		}
+		for (i = 0; i < 60; i++)
+			round_over(&s, &P, &t, &del, 34300, 36300, 10);
 		CHECK(s.min_rtt_us == 33300 && s.floor_q == 7, "min %u floor %u",
 		      s.min_rtt_us, s.floor_q);
 		qd_timeout(&s, &P);
