@@ -81,6 +81,7 @@ modules-$(1):
 	@cp -as --remove-destination $(addprefix $(TOP)/,$(MODSRC)) $(BUILD)/$(1)/$(SRC_SUB)/
 	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/$(SRC_SUB) W=1 $(EXTRA) modules
 	@if [ "$(SRC_SUB)" = src ]; then for m in $(MODULES); do \
+		[ "$$$$(readlink $(BUILD)/$(1)/$$$$m.ko)" = src/$$$$m/$$$$m.ko ] || \
 		ln -sf src/$$$$m/$$$$m.ko $(BUILD)/$(1)/$$$$m.ko; done; fi
 endef
 $(foreach k,$(KVERS),$(eval $(call modules_for,$(k))))

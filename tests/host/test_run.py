@@ -7,6 +7,8 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
+import threading
 
 import pytest
 
@@ -467,3 +469,56 @@ def test_host_unit_c_runs_each_test_reports_in_order(tmp_path, monkeypatch, caps
     assert failures == ["host unit (C, shared headers): test_b: 1 case(s) failed",
                         "host unit (C, shared headers): test_c: compile failed"], failures
     assert out.index("(test_bad): 1 == 2") < out.index("test_c: compile failed"), out
+
+
+def test_host_parts_run_beside_the_guests_niced(monkeypatch):
+    """Once the modules are built, the checks and the host unit tests run
+    beside the guests, their commands under `nice -n HOST_NICE`; the guests
+    do not wait for them. With --host-only, or after a failed build, they run
+    alone at the runner's own priority and no guest starts (after a failed
+    build each kernel's VM part counts as failed)."""
+    seen, guests = [], threading.Event()
+
+    def check_waiting_for_the_guests():
+        seen.append(("check", run.niced("make check")))
+        assert guests.wait(5), "the guests waited for the host parts"
+
+    def check():
+        seen.append(("check", run.niced("make check")))
+
+    def unit():
+        seen.append(("unit", run.niced(["pytest", "tests/host"])))
+
+    def vm_suites(kernels, select, jobs, suite):
+        seen.append(("vm", tuple(kernels)))
+        guests.set()
+
+    built = [True]
+    monkeypatch.setattr(run, "host_build", lambda kernels: built[0])
+    monkeypatch.setattr(run, "host_check", check_waiting_for_the_guests)
+    monkeypatch.setattr(run, "host_unit", unit)
+    monkeypatch.setattr(run, "vm_suites", vm_suites)
+    monkeypatch.setattr(run, "vm_jobs", lambda kernels, jobs: 2)
+    monkeypatch.setattr(run, "parts", [])
+    monkeypatch.setattr(run, "failures", [])
+    monkeypatch.setattr(sys, "argv", ["run.py", "--kernels", "k1 k2"])
+    assert run.main() == 0
+    nice = ["nice", "-n", str(run.HOST_NICE)]
+    assert sorted(seen) == [("check", " ".join(nice + ["make check"])),
+                            ("unit", nice + ["pytest", "tests/host"]),
+                            ("vm", ("k1", "k2"))], seen
+    assert run.niced("make check") == "make check"      # the runner's own again
+
+    monkeypatch.setattr(run, "host_check", check)
+    seen.clear()
+    monkeypatch.setattr(sys, "argv", ["run.py", "--kernels", "k1 k2", "--host-only"])
+    assert run.main() == 0
+    assert seen == [("check", "make check"), ("unit", ["pytest", "tests/host"])], seen
+
+    seen.clear()
+    built[0] = False
+    monkeypatch.setattr(sys, "argv", ["run.py", "--kernels", "k1 k2"])
+    assert run.main() == 1
+    assert seen == [("check", "make check"), ("unit", ["pytest", "tests/host"])], seen
+    assert [p[:3] for p in run.parts[-2:]] == [("vm k1 (integration)", 0, 1),
+                                               ("vm k2 (integration)", 0, 1)], run.parts
