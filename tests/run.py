@@ -96,8 +96,9 @@ def sh(cmd, log):
 # The host parts that need no guest (the checks and the unit tests) run
 # beside the guests once the modules are built, at this nice value: the
 # guests' flows are timed and under TCG each guest takes a core, where the
-# host parts only need to finish (a minute of make test's 26 when they ran
-# first). niced() is the prefix of their commands: "" when they run alone.
+# host parts only need to finish (run first, they would hold both guests
+# back by the minute they take). niced() is the prefix of their commands:
+# "" when they run alone.
 HOST_NICE = 10
 host_prefix = []
 
