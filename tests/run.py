@@ -614,8 +614,7 @@ def main():
         part("kernels", 0, 1)
     built = host_build(kernels) if kernels else False
     if a.host_only or not built:
-        host_check()
-        host_unit()
+        host_parts(0)
         if not a.host_only:
             for k in kernels:
                 part(f"vm {k} ({a.suite})", 0, 1, note="not run: build failed")
