@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -311,9 +312,10 @@ def guest_reports(dmesg, console):
     return reports, console_reports(console, reports)
 
 
-def kernel_log_part(kernel, dmesg, out, console=None):
+def kernel_log_part(kernel, dmesg, out, console=None, label="kernel log"):
     """One part per guest: its kernel log, and the kernel lines of its
-    console log (@console), hold no defect report."""
+    console log (@console), hold no defect report; the part is named
+    "vm <kernel> (<label>)"."""
     reports, from_console = guest_reports(dmesg, console)
     artifacts = []
     for path, rs in ((dmesg, reports), (console, from_console)):
@@ -327,12 +329,12 @@ def kernel_log_part(kernel, dmesg, out, console=None):
     reports = split_artifacts(reports + from_console)[0]
     ok = not reports
     if reports:
-        failures.append(f"vm {kernel} (kernel log): {reports[0].splitlines()[0].strip()}"
+        failures.append(f"vm {kernel} ({label}): {reports[0].splitlines()[0].strip()}"
                         + (f" (and {len(reports) - 1} more)" if len(reports) > 1 else ""))
     note = "no report" if ok else f"{len(reports)} report(s)"
     if artifacts:
         note += f", {len(artifacts)} emulator artifact(s)"
-    part(f"vm {kernel} (kernel log)", int(ok), int(not ok), note=note, out=out)
+    part(f"vm {kernel} ({label})", int(ok), int(not ok), note=note, out=out)
 
 
 CASES_LINE = r"^{}: (\d+) passed, (\d+) failed$"
@@ -499,16 +501,60 @@ def kernel_source(kernel):
     return p.stdout.strip() if p.returncode == 0 else ""
 
 
-def vm_suite(kernel, select, suite="integration"):
+# the most quiet tests of one guest taken again alone: more failures than
+# this are not a busy host's, and they stand
+QUIET_AGAIN_MAX = 6
+
+
+def junit_key(nodeid):
+    """A pytest node id ("tests/integration/test_spec.py::test_x[a]") as
+    its junit testcase's (classname, name)."""
+    path, _, name = nodeid.partition("::")
+    return path[:-3].replace("/", "."), name
+
+
+def quiet_failed(path):
+    """The node ids tests/integration/conftest.py wrote to @path (the quiet
+    tests that failed), each once, in their order; [] without the file."""
+    try:
+        with open(path) as f:
+            return list(dict.fromkeys(ln.strip() for ln in f if ln.strip()))
+    except OSError:
+        return []
+
+
+def defer_quiet(rc, cases, failed_ids):
+    """The quiet tests of a run beside the other guest to take again alone:
+    (the node ids, the run's cases without them, the exit code those cases
+    would have had). None are deferred when the run did not end with its
+    verdicts (@rc not 0 or 1, no junit @cases), or when more than
+    QUIET_AGAIN_MAX of them failed."""
+    if cases is None or rc not in (0, 1) or not failed_ids or len(failed_ids) > QUIET_AGAIN_MAX:
+        return [], cases, rc
+    keys = {junit_key(n) for n in failed_ids}
+    kept = [tc for tc in cases if (tc.get("classname"), tc.get("name")) not in keys]
+    if len(kept) == len(cases):
+        return [], cases, rc
+    still = any(c.tag in ("failure", "error") for tc in kept for c in tc)
+    return failed_ids, kept, 1 if still else 0
+
+
+def vm_suite(kernel, select, suite="integration", again=None):
     """The @suite (tests/<suite>) in a guest on @kernel; returns what to
-    print, so that suites run side by side print whole."""
+    print, so that suites run side by side print whole, and the node ids
+    of the quiet tests that failed, to be taken again alone. With @again
+    (node ids) only those tests run, alone on the host, in files of
+    their own ("-again")."""
     t0 = time.monotonic()
     out = []
     kdir = os.path.join(BUILD, kernel)
     os.makedirs(kdir, exist_ok=True)
-    junit = os.path.join(kdir, "vm-junit.xml" if suite == "integration" else f"vm-{suite}.xml")
-    figures = os.path.join(kdir, f"figures-{suite}.json")
-    for old in (junit, figures):
+    tag = "-again" if again else ""
+    junit = os.path.join(kdir, ("vm-junit" if suite == "integration" else f"vm-{suite}")
+                         + f"{tag}.xml")
+    figures = os.path.join(kdir, f"figures-{suite}{tag}.json")
+    quiet = os.path.join(kdir, f"quiet-failed-{suite}.txt")
+    for old in (junit, figures, quiet):
         if os.path.exists(old):
             os.unlink(old)
     if suite == "stress":
@@ -516,7 +562,7 @@ def vm_suite(kernel, select, suite="integration"):
     sel = f" -k {select!r}" if select else ""
     # the kernel log goes to build/<release>/dmesg.log as it is written, so an
     # oops is on the host even when the guest dies
-    dmesg = os.path.join(kdir, "dmesg.log")
+    dmesg = os.path.join(kdir, f"dmesg{tag}.log")
     scale = os.environ.get("STRESS_SCALE")
     soak = os.environ.get("SOAK_SCALE") or scale
     env = ""
@@ -526,27 +572,39 @@ def vm_suite(kernel, select, suite="integration"):
     # the code this run measures, its scale and parts, for the report
     # written after it (tests/stress/report.py)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    run_json = os.path.join(kdir, f"vm-{suite}.run.json")
+    run_json = os.path.join(kdir, f"vm-{suite}{tag}.run.json")
     with open(run_json, "w") as f:
         json.dump({"commit": tree_commit(), "code": tree_code(), "scale": float(scale or 1),
                    "soak_scale": float(soak or 1), "select": select, "started": stamp,
                    "kernel_source": kernel_source(kernel)}, f)
     timeout = suite_timeout(suite, float(scale or 1), float(soak or 1))
     env += f"SPECNET_FIGURES={figures} "
+    if again:
+        what = " ".join(shlex.quote(n) for n in again)
+    else:
+        what = f"tests/{suite}"
+        env += f"SPECNET_QUIET_FAILED={quiet} "
     cmd = (f"(dmesg -w > {dmesg} 2>&1 &) ; "
            f"{env}{PY} -m pytest -p no:cacheprovider -rfE -v --tb=short "
-           f"--junitxml={junit}{sel} tests/{suite}")
-    log_path = os.path.join(kdir, "vm.log")
-    console = os.path.join(kdir, "console.log")
+           f"--junitxml={junit}{sel if not again else ''} {what}")
+    log_path = os.path.join(kdir, f"vm{tag}.log")
+    console = os.path.join(kdir, f"console{tag}.log")
     with open(log_path, "w") as log:
         rc, text = vm.run(kernel, cmd, timeout=timeout, stream=False, log=log,
                           console=console)
     if suite == "stress":
         archive_stress_run(kdir, (junit, figures, dmesg, run_json, console), stamp)
     cases = junit_cases(junit)
+    deferred, kept, rc = defer_quiet(rc, cases, [] if again else quiet_failed(quiet))
+    first = junit_failures([tc for tc in cases if tc not in kept]) if deferred else []
+    cases = kept
     c = part_verdict(rc, junit_counts(cases))
     note = f"log: {os.path.relpath(log_path, TOP)}"
-    name = f"vm {kernel} ({suite})"
+    if deferred:
+        note = f"{len(deferred)} quiet test(s) failed beside the other guest, taken again alone; " \
+            + note
+        out.extend(f"   first try {kernel}: {f}" for f in first)
+    name = f"vm {kernel} ({suite}{', taken again alone' if again else ''})"
     if cases is None:
         out.append(text[-12000:])
         why = (f"vm timeout after {timeout} s" if "vm: timeout after" in text
@@ -566,7 +624,8 @@ def vm_suite(kernel, select, suite="integration"):
             note = f"{c[4]}; " + note
         note_failures(name, cases, c[4])
     part(name, *c[:3], secs=time.monotonic() - t0, note=note, xfailed=c[3], out=out)
-    kernel_log_part(kernel, dmesg, out, console=console)
+    kernel_log_part(kernel, dmesg, out, console=console,
+                    label="kernel log, taken again" if again else "kernel log")
     slow = junit_slowest(cases)
     if slow:
         out.append(f"   slowest {kernel}: {slow}")
@@ -576,7 +635,7 @@ def vm_suite(kernel, select, suite="integration"):
                 out.append(f"   figure {kernel}: {k} = {v}")
     except (OSError, ValueError):
         pass
-    return "\n".join(out)
+    return "\n".join(out), deferred
 
 
 def vm_jobs(kernels, jobs):
@@ -590,10 +649,26 @@ def vm_jobs(kernels, jobs):
 
 
 def vm_suites(kernels, select, jobs, suite="integration"):
+    """The @suite of every kernel, @jobs guests at once; returns the quiet
+    tests that failed there, per kernel, to be taken again alone."""
+    again = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = [ex.submit(vm_suite, k, select, suite) for k in kernels]
+        futs = {ex.submit(vm_suite, k, select, suite): k for k in kernels}
         for f in concurrent.futures.as_completed(futs):
-            print(f.result(), flush=True)
+            text, deferred = f.result()
+            print(text, flush=True)
+            if deferred:
+                again[futs[f]] = deferred
+    return again
+
+
+def vm_again(again, suite="integration"):
+    """The quiet tests of @again (kernel: node ids) taken again, one guest
+    at a time with nothing else running: a quiet test fails beside the
+    other guest when the host slows its shaped link, and its verdict is
+    the one it gets alone."""
+    for k, ids in again.items():
+        print(vm_suite(k, "", suite, again=ids)[0], flush=True)
 
 
 def main():
@@ -624,8 +699,9 @@ def main():
               f"parts beside them at nice {HOST_NICE}", flush=True)
         with concurrent.futures.ThreadPoolExecutor(1) as ex:
             host = ex.submit(host_parts, HOST_NICE)
-            vm_suites(kernels, a.select, jobs, a.suite)
+            again = vm_suites(kernels, a.select, jobs, a.suite)
             host.result()
+        vm_again(again, a.suite)
     passed = sum(p[1] for p in parts)
     failed = sum(p[2] for p in parts)
     skipped = sum(p[3] for p in parts)

@@ -401,7 +401,7 @@ def test_timed_out_guest_counts_what_ended_and_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "BUILD", str(tmp_path))
     monkeypatch.setattr(run, "failures", [])
     monkeypatch.setattr(run.vm, "run", lambda *a, **k: (255, VM_LOG))
-    out = run.vm_suite("k1", "")
+    out = run.vm_suite("k1", "")[0]
     name, passed, failed, skipped = run.parts[-2][:4]     # the kernel log part is last
     assert (name, passed, failed, skipped) == ("vm k1 (integration)", 2, 2, 1), run.parts[-2]
     assert "vm timeout after 3000 s" in out
@@ -492,6 +492,7 @@ def test_host_parts_run_beside_the_guests_niced(monkeypatch):
     def vm_suites(kernels, select, jobs, suite):
         seen.append(("vm", tuple(kernels)))
         guests.set()
+        return {}
 
     built = [True]
     monkeypatch.setattr(run, "host_build", lambda kernels: built[0])
@@ -522,3 +523,98 @@ def test_host_parts_run_beside_the_guests_niced(monkeypatch):
     assert seen == [("check", "make check"), ("unit", ["pytest", "tests/host"])], seen
     assert [p[:3] for p in run.parts[-2:]] == [("vm k1 (integration)", 0, 1),
                                                ("vm k2 (integration)", 0, 1)], run.parts
+
+
+# ---- quiet tests taken again alone ----
+
+QUIET_ID = "tests/integration/test_spec.py::test_full[a]"
+
+
+def quiet_case(body=""):
+    return (f'<testcase classname="tests.integration.test_spec" name="test_full[a]" '
+            f'time="30">{body}</testcase>')
+
+
+def fake_guest(tmp_path, monkeypatch, cases, quiet_ids=(), rc=1):
+    """vm.run as a guest that writes @cases (testcase elements) as the
+    junit file its command names and @quiet_ids to the quiet tests' file
+    when the command names one; returns the commands it was given."""
+    import re
+    cmds = []
+
+    def fake(kernel, cmd, **kw):
+        cmds.append(cmd)
+        junit = re.search(r"--junitxml=(\S+)", cmd).group(1)
+        with open(junit, "w") as f:
+            f.write('<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite '
+                    f'name="pytest">{"".join(cases)}</testsuite></testsuites>')
+        open(re.search(r"dmesg -w > (\S+)", cmd).group(1), "w").close()
+        quiet = re.search(r"SPECNET_QUIET_FAILED=(\S+)", cmd)
+        if quiet:
+            with open(quiet.group(1), "w") as f:
+                f.write("".join(i + "\n" for i in quiet_ids) * 2)    # setup and call
+        return rc, ""
+    monkeypatch.setattr(run, "BUILD", str(tmp_path))
+    monkeypatch.setattr(run, "failures", [])
+    monkeypatch.setattr(run, "parts", [])
+    monkeypatch.setattr(run.vm, "run", fake)
+    return cmds
+
+
+OTHER = '<testcase classname="tests.integration.test_spec" name="test_ok" time="1"/>'
+LOUD_FAIL = ('<testcase classname="tests.integration.test_spec" name="test_loud" time="1">'
+             f'{FAIL}</testcase>')
+
+
+def test_a_failed_quiet_test_is_taken_again_alone_and_its_verdict_stands(tmp_path,
+                                                                         monkeypatch):
+    """A quiet test that failed beside the other guest leaves the suite's
+    counts and is taken again alone, by its node id; the retry's verdict
+    is counted, a failure as much as a pass, and the first try is shown."""
+    cmds = fake_guest(tmp_path, monkeypatch, [OTHER, quiet_case(FAIL)], [QUIET_ID])
+    out, again = run.vm_suite("k1", "")
+    assert again == [QUIET_ID]
+    assert run.parts[-2][:3] == ("vm k1 (integration)", 1, 0), run.parts
+    assert "1 quiet test(s) failed beside the other guest" in run.parts[-2][5]
+    assert "first try k1: test_spec::test_full[a]: assert 0" in out
+    assert run.failures == []
+    assert "SPECNET_QUIET_FAILED=" in cmds[0] and "tests/integration" in cmds[0]
+    for body, verdict in ((FAIL, (0, 1)), ("", (1, 0))):
+        cmds = fake_guest(tmp_path, monkeypatch, [quiet_case(body)], rc=1 if body else 0)
+        run.vm_again({"k1": again})
+        assert run.parts[-2][:3] == ("vm k1 (integration, taken again alone)",) + verdict
+        assert run.parts[-1][0] == "vm k1 (kernel log, taken again)"
+        assert cmds[0].endswith(" " + "'" + QUIET_ID + "'")
+        assert "SPECNET_QUIET_FAILED" not in cmds[0]
+        assert len(run.failures) == verdict[1]
+        assert all("test_full[a]" in f for f in run.failures)
+
+
+def test_a_failed_test_not_quiet_is_not_taken_again(tmp_path, monkeypatch):
+    """Only the quiet tests the guest listed are deferred: another failure
+    in the same run stands, and the exit code stays a failure's."""
+    fake_guest(tmp_path, monkeypatch, [LOUD_FAIL, quiet_case(FAIL)], [QUIET_ID])
+    out, again = run.vm_suite("k1", "")
+    assert again == [QUIET_ID]
+    assert run.parts[-2][:3] == ("vm k1 (integration)", 0, 1), run.parts
+    assert run.failures == ["vm k1 (integration): test_spec::test_loud: assert 0"]
+
+
+def test_quiet_failures_are_not_deferred_past_the_limit_or_from_a_broken_run(tmp_path):
+    """More than QUIET_AGAIN_MAX quiet failures, a guest without junit
+    results, or an exit code that is not a verdict's: nothing is deferred."""
+    ids = [f"tests/integration/test_spec.py::test_{i}" for i in range(run.QUIET_AGAIN_MAX + 1)]
+    cases = [ET_case(i) for i in ids]
+    assert run.defer_quiet(1, cases, ids) == ([], cases, 1)
+    assert run.defer_quiet(1, cases, ids[:2])[0] == ids[:2]
+    assert run.defer_quiet(1, cases, ids[:2])[1] == cases[2:]
+    assert run.defer_quiet(2, cases, ids[:2]) == ([], cases, 2)
+    assert run.defer_quiet(1, None, ids[:2]) == ([], None, 1)
+
+
+def ET_case(nodeid):
+    import xml.etree.ElementTree as ET
+    cls, name = run.junit_key(nodeid)
+    tc = ET.Element("testcase", classname=cls, name=name)
+    ET.SubElement(tc, "failure", message="assert 0")
+    return tc

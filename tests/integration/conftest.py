@@ -18,6 +18,28 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "quiet: a test whose verdict needs the guest undisturbed (a window, "
+        "a queue or a rate judged over time on a shaped link); `make test` takes it "
+        "again, alone on the host, when it fails beside the other guest")
+
+
+# tests/run.py names a file here (SPECNET_QUIET_FAILED) on the run of the
+# whole suite beside the other guest: the node ids of the quiet tests that
+# failed, one a line, which it takes again alone
+QUIET_FAILED = os.environ.get("SPECNET_QUIET_FAILED")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if QUIET_FAILED and rep.failed and item.get_closest_marker("quiet"):
+        with open(QUIET_FAILED, "a") as f:
+            f.write(item.nodeid + "\n")
+
+
 # tests/run.py names the file of its run (figures-<suite>.json), so that a
 # suite run by hand never mixes its figures into another run's report
 FIGURES = (os.environ.get("SPECNET_FIGURES")

@@ -172,6 +172,7 @@ def test_receiver_without_ecn_runs_the_base(cpecn):
         c.destroy()
 
 
+@pytest.mark.quiet
 def test_westwood_base_decreases_to_bandwidth_times_min_rtt(cpecn, figure):
     """base=westwood: a congestion verdict sets ssthresh to BWE * RTTmin.
     On this window-limited path that is the delivery rate times 100 ms
@@ -253,6 +254,7 @@ def wireless_chain():
     return c
 
 
+@pytest.mark.quiet
 def test_goodput_1_2x_reno_on_lossy_wireless_path(cpecn, figure):
     """25 s flows: with 15 s, Reno's goodput swung 2.6-3.6 Mbit/s with when
     the Markov loss bursts fell (cpecn 4.2-4.4), once to 1.22x; with 25 s,
@@ -293,12 +295,14 @@ def test_goodput_1_2x_reno_on_lossy_wireless_path(cpecn, figure):
 
 # ---- a bottleneck that never marks ---------------------------------------------
 
+@pytest.mark.quiet
 def test_a_long_path_first_slow_start_doubles_from_its_second_round(cpecn, figure):
     """cpecn's first slow start under the delay signal's cap doubles as
     spec's does (cwnd.assert_long_path_start_doubles())."""
     assert_long_path_start_doubles("cpecn", figure)
 
 
+@pytest.mark.quiet
 def test_fifo_without_marks_is_congestion_not_collapse(cpecn, figure):
     """cpecn's CE-sequence estimate sees nothing on a FIFO that never marks:
     the delay signal judges the overflow losses congestion instead, and

@@ -589,6 +589,7 @@ def ecn_two_flows():
     return _ECN_RUN
 
 
+@pytest.mark.quiet
 def test_ecn_flows_marked_same_goodput(redopt, figure):
     """CE marks, and no goodput lost against classic RED beyond the noise
     of one pair under TCG (at least 0.85x its goodput; measured 0.95-0.97x
@@ -624,6 +625,7 @@ def test_ecn_flows_no_ect_packet_dropped(redopt, figure):
     assert o["overflow"] == 0, o
 
 
+@pytest.mark.quiet
 def test_ecn_flows_few_congestion_drops_after_slow_start(redopt, figure):
     """The model's claim where it nearly holds on Linux: past the end of
     slow start (the first SETTLE_S seconds), redopt at the model's max_th
@@ -658,6 +660,7 @@ def backlog_bytes(chain):
     return q.get("qlen", 0), q.get("backlog", 0)
 
 
+@pytest.mark.quiet
 def test_gso_packets_meet_red_as_segments(redopt, figure):
     """With the offloads on (TSO and GSO at the sender, GSO at the router's
     egress), TCP hands the stack aggregates of several segments, and the
@@ -787,6 +790,7 @@ def adaptive_judge(est, ends):
     return phases, trace
 
 
+@pytest.mark.quiet
 def test_adaptive_estimate_follows_active_flows(redopt, figure):
     """flows_est follows the active flows through phases of 1, 4, 2 and 1:
     in each settled phase the median sample is exact and none is off by
@@ -839,6 +843,7 @@ def test_adaptive_estimate_follows_active_flows(redopt, figure):
         figure(f"run {attempt} {kind}, taken again", why)
 
 
+@pytest.mark.quiet
 def test_change_under_traffic_trims_queue(redopt, figure):
     """A standing queue (UDP at 3x the 1 Mbit/s bottleneck, thresholds far
     above it): a change that shrinks the limit trims the queue at once,

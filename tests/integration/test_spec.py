@@ -21,6 +21,8 @@ import shlex
 import subprocess
 import time
 
+import pytest
+
 from specnet_bench import specnet_lab as lab
 
 from cwnd import (INFINITE_SSTHRESH, LOSS_PKT, MSS, RTT, assert_load_refused,
@@ -137,6 +139,7 @@ def test_a_loss_without_ece_keeps_cwnd(spec):
         c.destroy()
 
 
+@pytest.mark.quiet
 def test_a_corruption_does_not_end_slow_start(spec, figure):
     """A loss guessed corruption in slow start leaves slow start on: during
     the recovery ssthresh reads the pre-loss cwnd, and when the recovery
@@ -177,6 +180,7 @@ def test_a_corruption_does_not_end_slow_start(spec, figure):
         c.destroy()
 
 
+@pytest.mark.quiet
 def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     """HyStart++ (RFC 9406): a 10 Mbit/s, 100 ms path with a FIFO deep
     enough never to drop and no marking. The first slow start ends when a
@@ -228,6 +232,7 @@ def test_a_first_slow_start_ends_at_the_queue(spec, figure):
     assert_ss_send_uses_min_rtt(ss, figure)
 
 
+@pytest.mark.quiet
 def test_a_first_slow_start_ends_on_a_rise_under_a_threshold_a_round(spec, figure):
     """A 20 Mbit/s, 600 ms path (990 packets) that never drops or marks,
     whose delay rises by 6 ms every 600 ms from the flow's launch: a
@@ -379,6 +384,7 @@ def one_bdp_run(figure, fifo, seconds=20, since=None, **params):
     return n
 
 
+@pytest.mark.quiet
 def test_a_full_pipe_holds_the_window_at_one_bdp(spec, figure):
     """Once the first slow start has ended, the pipe is known full: growth
     stops at one BDP plus the threshold's queue while the flow has the
@@ -391,6 +397,7 @@ def test_a_full_pipe_holds_the_window_at_one_bdp(spec, figure):
     one_bdp_run(figure, fifo=83, hystart=0)
 
 
+@pytest.mark.quiet
 def test_a_window_past_the_cap_drains_to_it(spec, figure):
     """A window already above the cap when the pipe is known full drains
     to it (qdelay.h, qd_drain_cwnd()): a FIFO deep enough never to
@@ -402,12 +409,14 @@ def test_a_window_past_the_cap_drains_to_it(spec, figure):
     assert n["hystart_exits"] >= 1, f"HyStart++ never saw the rise: {n}"
 
 
+@pytest.mark.quiet
 def test_a_long_path_first_slow_start_doubles_from_its_second_round(spec, figure):
     """The first slow start's cap waits for the samples of the third round
     (qd_first_cap_due()); cwnd.assert_long_path_start_doubles()."""
     assert_long_path_start_doubles("spec", figure)
 
 
+@pytest.mark.quiet
 def test_a_long_path_first_slow_start_drains_at_the_rise(spec, figure):
     """On a long path HyStart++ sees the RTT rise a round after the window
     passed the BDP; CSS then held a window already past the full pipe's
@@ -557,6 +566,7 @@ def test_a_loss_repaired_by_a_tail_loss_probe_keeps_cwnd(spec, figure):
             c.destroy()
 
 
+@pytest.mark.quiet
 def test_b_ce_marks_in_slow_start_reduce_by_half_once_per_rtt(spec, figure):
     """Two CE marks in one window in slow start (the receive window bounds
     the flight; ssthresh is still infinite, no queue): one reduction, to
@@ -635,6 +645,7 @@ def regain_after_marks(figure, marks, seconds):
         c.destroy()
 
 
+@pytest.mark.quiet
 def test_b_reduction_regained_within_cubic_k(spec, figure):
     """After a CE mark in congestion avoidance, cwnd is back at its
     pre-mark value within CUBIC's K seconds plus 3 RTTs (about 7 s for 300
@@ -643,6 +654,7 @@ def test_b_reduction_regained_within_cubic_k(spec, figure):
     regain_after_marks(figure, [300, 4000], seconds=22)
 
 
+@pytest.mark.quiet
 def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
     c = wnd_limited_chain()
     try:
@@ -917,6 +929,7 @@ def marked_loss_flow():
     return evs[j - 1]["cwnd"], evs[j]["ssthresh"], min(later), pre, n, around
 
 
+@pytest.mark.quiet
 def test_a_loss_with_a_mark_keeps_the_path_bdp(spec, figure):
     """A loss and a CE mark on one ACK (drop packet N, CE on N+3: the
     receiver ACKs each segment past the hole at once, and the ACK that
@@ -979,6 +992,7 @@ def lossy_chain():
     return c
 
 
+@pytest.mark.quiet
 def test_goodput_2x_reno_on_lossy_path(spec, figure):
     chains = {cc: lossy_chain() for cc in ("spec", "reno")}
     try:
@@ -1002,6 +1016,7 @@ def test_goodput_2x_reno_on_lossy_path(spec, figure):
 
 # ---- a bottleneck that never marks ---------------------------------------------
 
+@pytest.mark.quiet
 def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
     """Against cubic through a tail-drop FIFO that never marks: the overflow
     losses are judged congestion by the queueing delay, so spec backs off
@@ -1021,6 +1036,7 @@ def test_fifo_without_marks_is_congestion_not_collapse(spec, figure):
         r["chain"].destroy()
 
 
+@pytest.mark.quiet
 def test_a_standing_queue_ends_a_recovery_kept_as_corruption(spec, figure):
     """With random loss on a long path the recoveries run back to back, and
     the stack asks for no new verdict until one ends: a loss found while
@@ -1068,6 +1084,7 @@ def test_a_standing_queue_ends_a_recovery_kept_as_corruption(spec, figure):
     assert n["late_congestion"] + n["delay_congestion"] >= 1, n
 
 
+@pytest.mark.quiet
 def test_codel_drops_are_congestion(spec, figure):
     """Against cubic through fq_codel with ECN off: CoDel drops once a
     flow's queue has stood above 5 ms for 100 ms, a queue far under the
@@ -1174,6 +1191,7 @@ def step_level(evs, step):
     return round(min(last) / 1000, 1), round(min(before) / 1000, 1)
 
 
+@pytest.mark.quiet
 def test_path_step_moves_min_rtt_not_a_queue(spec, figure):
     """A path whose RTT steps from 25 to 60 ms mid-flow (a LEO handover, a
     route change), through a 100-packet FIFO that never marks, with 0.5%

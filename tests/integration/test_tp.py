@@ -20,6 +20,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from specnet_bench import specnet_lab as lab
 
 from cwnd import (assert_load_refused, assert_params_refused, load_twice_and_rmmod_in_use,
@@ -169,6 +171,7 @@ def side_by_side(chains, seconds, extra=""):
     return res
 
 
+@pytest.mark.quiet
 def test_one_flow_takes_the_link_and_shows_n(tp, figure):
     """Capacity given: a lone flow predicts about C, so N = 1 and its window
     is about C x min RTT; ss shows N and the ring filling; the counters
@@ -225,6 +228,7 @@ def onoff_run(secs, cc):
     return rep, load, n, seen
 
 
+@pytest.mark.quiet
 def test_onoff_fewer_retransmissions_than_reno_goodput_within_25pct(tp, figure):
     """One tp and then one reno flow over identical paths, each with the
     same self-similar background (6 on/off UDP sources, Pareto on 1.4 /
@@ -291,6 +295,7 @@ def per_stream_bps(rep, last=10):
     return [8 * sum(iv[2][i] for iv in ivs) / secs for i in range(len(ivs[0][2]))]
 
 
+@pytest.mark.quiet
 def test_ten_flows_share_the_link(tp, figure):
     """10 tp flows of 100 ms RTT (a share of the 83-packet pipe is ~8
     packets; at 40 ms it is 3.3, the window's whole-packet steps are then
@@ -332,6 +337,7 @@ def test_ten_flows_share_the_link(tp, figure):
     assert j["tp"] >= 0.95, (j, per)
 
 
+@pytest.mark.quiet
 def test_capacity_twice_the_truth_still_converges(tp, figure):
     """capacity_kbps 2x the link: N comes out about 2 (C / prediction), the
     window stays near the pipe's, and no second goes without data."""
