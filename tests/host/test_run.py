@@ -5,6 +5,7 @@ tests/unit/check.h itself compiled into small programs.
 """
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,14 +27,18 @@ def load_run():
 run = load_run()
 
 
+def junit_xml(testcases):
+    """A junit document as pytest writes it, of @testcases (elements as text)."""
+    return ('<?xml version="1.0" encoding="utf-8"?><testsuites>'
+            f'<testsuite name="pytest" tests="{len(testcases)}">{"".join(testcases)}'
+            '</testsuite></testsuites>')
+
+
 def junit(tmp_path, cases):
     """A junit file as pytest writes it, with @cases testcase bodies."""
-    body = "".join(f'<testcase classname="t" name="t{i}" time="0.1">{c}</testcase>'
-                   for i, c in enumerate(cases))
     path = tmp_path / "junit.xml"
-    path.write_text('<?xml version="1.0" encoding="utf-8"?><testsuites>'
-                    f'<testsuite name="pytest" tests="{len(cases)}">{body}</testsuite>'
-                    '</testsuites>')
+    path.write_text(junit_xml([f'<testcase classname="t" name="t{i}" time="0.1">{c}</testcase>'
+                               for i, c in enumerate(cases)]))
     return str(path)
 
 
@@ -530,24 +535,22 @@ def test_host_parts_run_beside_the_guests_niced(monkeypatch):
 QUIET_ID = "tests/integration/test_spec.py::test_full[a]"
 
 
-def quiet_case(body=""):
-    return (f'<testcase classname="tests.integration.test_spec" name="test_full[a]" '
-            f'time="30">{body}</testcase>')
+def case(nodeid, body=""):
+    """The junit testcase of pytest node @nodeid, with @body."""
+    cls, name = run.junit_key(nodeid)
+    return f'<testcase classname="{cls}" name="{name}" time="1">{body}</testcase>'
 
 
 def fake_guest(tmp_path, monkeypatch, cases, quiet_ids=(), rc=1):
     """vm.run as a guest that writes @cases (testcase elements) as the
     junit file its command names and @quiet_ids to the quiet tests' file
     when the command names one; returns the commands it was given."""
-    import re
     cmds = []
 
     def fake(kernel, cmd, **kw):
         cmds.append(cmd)
-        junit = re.search(r"--junitxml=(\S+)", cmd).group(1)
-        with open(junit, "w") as f:
-            f.write('<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite '
-                    f'name="pytest">{"".join(cases)}</testsuite></testsuites>')
+        with open(re.search(r"--junitxml=(\S+)", cmd).group(1), "w") as f:
+            f.write(junit_xml(cases))
         open(re.search(r"dmesg -w > (\S+)", cmd).group(1), "w").close()
         quiet = re.search(r"SPECNET_QUIET_FAILED=(\S+)", cmd)
         if quiet:
@@ -561,9 +564,12 @@ def fake_guest(tmp_path, monkeypatch, cases, quiet_ids=(), rc=1):
     return cmds
 
 
-OTHER = '<testcase classname="tests.integration.test_spec" name="test_ok" time="1"/>'
-LOUD_FAIL = ('<testcase classname="tests.integration.test_spec" name="test_loud" time="1">'
-             f'{FAIL}</testcase>')
+OTHER = case("tests/integration/test_spec.py::test_ok")
+LOUD_FAIL = case("tests/integration/test_spec.py::test_loud", FAIL)
+
+
+def quiet_case(body=""):
+    return case(QUIET_ID, body)
 
 
 def test_a_failed_quiet_test_is_taken_again_alone_and_its_verdict_stands(tmp_path,
@@ -604,17 +610,11 @@ def test_quiet_failures_are_not_deferred_past_the_limit_or_from_a_broken_run(tmp
     """More than QUIET_AGAIN_MAX quiet failures, a guest without junit
     results, or an exit code that is not a verdict's: nothing is deferred."""
     ids = [f"tests/integration/test_spec.py::test_{i}" for i in range(run.QUIET_AGAIN_MAX + 1)]
-    cases = [ET_case(i) for i in ids]
+    path = tmp_path / "junit.xml"
+    path.write_text(junit_xml([case(i, FAIL) for i in ids]))
+    cases = run.junit_cases(str(path))
     assert run.defer_quiet(1, cases, ids) == ([], cases, 1)
     assert run.defer_quiet(1, cases, ids[:2])[0] == ids[:2]
     assert run.defer_quiet(1, cases, ids[:2])[1] == cases[2:]
     assert run.defer_quiet(2, cases, ids[:2]) == ([], cases, 2)
     assert run.defer_quiet(1, None, ids[:2]) == ([], None, 1)
-
-
-def ET_case(nodeid):
-    import xml.etree.ElementTree as ET
-    cls, name = run.junit_key(nodeid)
-    tc = ET.Element("testcase", classname=cls, name=name)
-    ET.SubElement(tc, "failure", message="assert 0")
-    return tc
