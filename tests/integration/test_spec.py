@@ -697,6 +697,7 @@ def test_c_rto_restores_cwnd_within_two_rtts(spec, figure):
         c.destroy()
 
 
+@pytest.mark.quiet
 def test_c_ece_on_the_rto_retransmission_cancels_the_restore(spec, figure):
     """An RTO guessed corruption whose retransmission comes back with an
     ECN-Echo (CE-marked on the way): the network said congestion before
