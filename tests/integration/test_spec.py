@@ -785,6 +785,7 @@ def test_c_a_retransmission_lost_after_an_rto_reads_no_queue_from_before_it(spec
 STEP_RATE, STEP_FROM_MS, STEP_TO_MS = 10, 25, 150
 
 
+@pytest.mark.quiet
 def test_c_a_path_step_up_after_an_rto_keeps_the_rate_not_the_window(spec, figure):
     """A handover to a path six times as long (25 to 150 ms at 10 Mbit/s,
     a FIFO of half a BDP, whose overflows end the first slow start and keep
