@@ -523,7 +523,7 @@ PRIMER_PORT = 5299
 
 
 def route_ssthresh(on_sender, snd_ns, rcv_ns, route, dst_ip, ssthresh, port=PRIMER_PORT,
-                   wait_s=30.0):
+                   wait_s=120.0, attempt_s=8.0):
     """Start the sender's connections to @dst_ip with an ssthresh of
     @ssthresh segments. @on_sender runs a shell command on the sender,
     returns its output and raises when it fails; @snd_ns and @rcv_ns are
@@ -541,30 +541,52 @@ def route_ssthresh(on_sender, snd_ns, rcv_ns, route, dst_ip, ssthresh, port=PRIM
     ssthresh whatever the route says. So one connection is opened and
     closed first, from this process, with no data (the handshake gives the
     RTT sample the kernel requires before it caches anything, so a lossy or
-    slow path primes as fast as a clean one); raises RuntimeError unless
-    the entry appears within @wait_s."""
+    slow path primes as fast as a clean one).
+
+    On a lossy path the handshake itself can fail: netem's corruption
+    takes a SYN as readily as a data packet (a third of them at a BER of
+    5e-5 on 1000-byte frames), and one connect() sends its SYNs 1, 2, 4,
+    8 s apart. So a connect() that has not succeeded within @attempt_s
+    (its SYNs at 0, 1, 3 and 7 s) gives way to a fresh one, until
+    @wait_s: a deadline, not a wait; a clean path primes in one round
+    trip. Raises RuntimeError unless the entry appears by then."""
     on_sender("sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0")
     on_sender(f"ip route {route} ssthresh lock {int(ssthresh)}")
     end = time.monotonic() + wait_s
+
+    def left():
+        return max(0.1, end - time.monotonic())
+
     with in_netns(rcv_ns):
         srv = socket.create_server(("", port))
-    with in_netns(snd_ns):
-        cli = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    with srv, cli:
-        srv.settimeout(wait_s)
-        cli.settimeout(wait_s)
-        try:
-            cli.connect((dst_ip, port))
-            conn, _ = srv.accept()
-        except OSError as e:
-            raise RuntimeError(f"route_ssthresh: no connection to {dst_ip}:{port}: {e}") from e
-        with conn:
-            conn.settimeout(wait_s)
-            cli.close()             # the sender closes first: its TIME-WAIT caches
+    with srv:
+        attempts = 0
+        while True:
+            attempts += 1
+            with in_netns(snd_ns):
+                cli = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            cli.settimeout(min(attempt_s, left()))
             try:
-                conn.recv(1)        # its FIN
+                cli.connect((dst_ip, port))
+                break
             except OSError as e:
-                raise RuntimeError(f"route_ssthresh: no FIN from the sender: {e}") from e
+                cli.close()
+                if time.monotonic() >= end:
+                    raise RuntimeError(f"route_ssthresh: no connection to {dst_ip}:{port} "
+                                       f"in {wait_s:.0f} s ({attempts} connect()s): {e}") from e
+        with cli:
+            srv.settimeout(left())
+            try:
+                conn, _ = srv.accept()
+            except OSError as e:
+                raise RuntimeError(f"route_ssthresh: {dst_ip}:{port} accepted nothing: {e}") from e
+            with conn:
+                conn.settimeout(left())
+                cli.close()         # the sender closes first: its TIME-WAIT caches
+                try:
+                    conn.recv(1)    # its FIN
+                except OSError as e:
+                    raise RuntimeError(f"route_ssthresh: no FIN from the sender: {e}") from e
     # the entry appears when the close completes: one round trip, or more
     # when the path loses the FIN or its ACK
     # (`ip tcp_metrics show` fails with ESRCH while there is none)

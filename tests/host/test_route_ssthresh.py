@@ -5,6 +5,8 @@ import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -68,3 +70,34 @@ def test_no_listener_path_is_an_error(pair):
     with pytest.raises(RuntimeError, match="no connection to 10.77.0.9"):
         lab.route_ssthresh(lambda c: lab.sh(c, ns=a), a, b, "add 10.77.0.9/32 dev va",
                            "10.77.0.9", 23, wait_s=2)
+
+
+def test_a_path_that_loses_the_first_syns_primes(pair):
+    """Every SYN lost for 3.5 s (a lossy path's corruption takes SYNs too):
+    one connect() would send its next SYN at 7 s, past the 6.5 s deadline;
+    fresh connect()s every 2 s get through at 4 s. (Kernels from 6.7 on
+    retry a SYN every second at first, tcp_syn_linear_timeouts; the test
+    turns that off to have the guests' 6.1 and 6.12 doubling.)"""
+    a, b = pair
+    lab.sh("[ ! -e /proc/sys/net/ipv4/tcp_syn_linear_timeouts ] || "
+           "sysctl -qw net.ipv4.tcp_syn_linear_timeouts=0", ns=a)
+    lab.sh("nft add table inet rs && "
+           "nft add chain inet rs in '{ type filter hook input priority 0; }' && "
+           "nft add rule inet rs in tcp dport 5299 'tcp flags & syn == syn' counter drop", ns=b)
+    drops = []
+
+    def heal():
+        drops.append(lab.sh("nft list table inet rs", ns=b))
+        lab.sh("nft delete table inet rs", ns=b)
+    timer = threading.Timer(3.5, heal)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        lab.route_ssthresh(lambda c: lab.sh(c, ns=a), a, b, "add 10.77.0.2/32 dev va",
+                           "10.77.0.2", 23, port=5299, wait_s=6.5, attempt_s=2)
+    finally:
+        timer.join()
+    took = time.monotonic() - t0
+    assert "ssthresh 23" in lab.sh(f"ip -n {a} tcp_metrics show 10.77.0.2")
+    assert "counter packets 4 " in drops[0], drops     # SYNs at 0, 1, 2, 3 s
+    assert 3.5 < took < 6.5, took
