@@ -606,6 +606,21 @@ def test_a_failed_test_not_quiet_is_not_taken_again(tmp_path, monkeypatch):
     assert run.failures == ["vm k1 (integration): test_spec::test_loud: assert 0"]
 
 
+def test_a_run_of_only_quiet_tests_that_failed_counts_them_once(tmp_path, monkeypatch):
+    """-k selected one quiet test and it failed beside the other guest: the
+    first part has nothing left to judge (0 passed, 0 failed, not "no test
+    case", which would count the test a second time), the retry counts it."""
+    fake_guest(tmp_path, monkeypatch, [quiet_case(FAIL)], [QUIET_ID])
+    out, again = run.vm_suite("k1", "quiet")
+    assert again == [QUIET_ID]
+    assert run.parts[-2][:3] == ("vm k1 (integration)", 0, 0), run.parts
+    assert run.failures == []
+    fake_guest(tmp_path, monkeypatch, [quiet_case(FAIL)], rc=1)
+    run.vm_again({"k1": again})
+    assert run.parts[-2][:3] == ("vm k1 (integration, taken again alone)", 0, 1)
+    assert len(run.failures) == 1
+
+
 def test_quiet_failures_are_not_deferred_past_the_limit_or_from_a_broken_run(tmp_path):
     """More than QUIET_AGAIN_MAX quiet failures, a guest without junit
     results, or an exit code that is not a verdict's: nothing is deferred."""
