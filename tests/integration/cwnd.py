@@ -34,16 +34,26 @@ def wnd_limited_chain():
 
 def run_flow(chain, cc, seconds=5, during=None):
     """One iperf3 flow snd -> rcv traced by tcp_probe. @during(chain) runs
-    in parallel (e.g. a blackout). Returns (events, report)."""
+    in parallel (e.g. a blackout); what it raises is raised here, after the
+    flow (a blackout whose end failed would otherwise pass for a flow that
+    stalled). Returns (events, report)."""
     import threading
     with lab.TcpProbe() as probe:
-        t = None
+        t, raised = None, []
+
+        def side():
+            try:
+                during(chain)
+            except BaseException as e:      # noqa: B036 - re-raised below
+                raised.append(e)
         if during:
-            t = threading.Thread(target=during, args=(chain,))
+            t = threading.Thread(target=side)
             t.start()
         rep = lab.iperf3_client(chain.ns("snd"), chain.ip("rcv"), cc, seconds)
         if t:
             t.join()
+            if raised:
+                raise raised[0]
         probe.stop()
         evs = lab.data_flow(probe.events())
     assert evs, "no tcp_probe events for the data flow"
@@ -121,12 +131,14 @@ def trace_rows(evs, ref, start, end, every=1):
             for e in evs if start <= e["t"] <= end][::every]
 
 
-def rto_index(evs):
-    """Index of the first event with cwnd <= 2: the RTO of a blackout. Not
+def rto_index(evs, after=None):
+    """Index of the first event with cwnd <= 2 (from time @after on, if
+    given: a blackout's start): the RTO of a blackout. Not
     first_reduction(): slow start may have ended before it (HyStart++ or
     the delay signal reading a TCG stall as an RTT rise sets ssthresh with
     no cut; seen as "cwnd 90" at the first event with an ssthresh)."""
-    i = next((j for j, e in enumerate(evs) if e["cwnd"] <= 2), None)
+    i = next((j for j, e in enumerate(evs)
+              if e["cwnd"] <= 2 and (after is None or e["t"] >= after)), None)
     if i is None:
         cut = [(round(e["t"] - evs[0]["t"], 2), e["cwnd"], e["ssthresh"])
                for e in evs if e["ssthresh"] < INFINITE_SSTHRESH][:8]
@@ -146,13 +158,16 @@ def loss_response(evs):
     return pre, ss, min(later)
 
 
-def blackout(chain, start=1.5, length=1.0, then=None, meanwhile=None):
+def blackout(chain, start=1.5, length=1.0, then=None, meanwhile=None, times=None):
     """Drop every data packet at the router from @start s for @length s
     (@meanwhile(chain) runs as it starts); then clear the rules, or swap in
     @then(chain)'s (lab.inject replaces them in one transaction, with no
-    gap)."""
+    gap). @times (a dict), if given, gets the blackout's "start" and "end"
+    in time.monotonic(), the clock of the tcp_probe events."""
     time.sleep(start)
     lab.inject(chain, "rtr", blackout=True)
+    if times is not None:
+        times["start"] = time.monotonic()
     if meanwhile:
         meanwhile(chain)
     time.sleep(length)
@@ -160,6 +175,8 @@ def blackout(chain, start=1.5, length=1.0, then=None, meanwhile=None):
         then(chain)
     else:
         lab.clear_inject(chain, "rtr")
+    if times is not None:
+        times["end"] = time.monotonic()
 
 
 def load_twice_and_rmmod_in_use(module, cc, while_in_use=None):
