@@ -13,12 +13,23 @@ from specnet_bench import specnet_lab as lab  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
 
-# a sender that keeps 256 KiB unacknowledged, then waits to be killed
-SENDER = ("import socket, time; s = socket.create_connection(('{ip}', 5301)); "
-          "s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20); "
-          "s.setblocking(False)\n"
-          "try:\n    s.send(b'x' * (1 << 18))\nexcept BlockingIOError:\n    pass\n"
-          "time.sleep(600)")
+# a receiver that accepts one connection and never reads, and a sender that
+# keeps 256 KiB unacknowledged to it (sys.argv[1]); both wait to be killed
+RECEIVER = """import socket, time
+s = socket.create_server(("", 5301))
+c, _ = s.accept()
+time.sleep(600)
+"""
+SENDER = """import socket, sys, time
+s = socket.create_connection((sys.argv[1], 5301))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+s.setblocking(False)
+try:
+    s.send(b"x" * (1 << 18))
+except BlockingIOError:
+    pass
+time.sleep(600)
+"""
 
 
 def orphans():
@@ -45,21 +56,21 @@ def test_netns_pids_finds_the_processes_of_each_namespace():
     assert not set(c.nodes) & set(lab.sh("ip netns list").split())
 
 
-def test_destroy_leaves_no_orphan_of_a_flow_in_a_blackout():
+def test_destroy_leaves_no_orphan_of_a_flow_in_a_blackout(tmp_path):
     """The receiver's router drops everything once the connection is up:
     the sender holds 256 KiB it can never get acknowledged. Killed, its
     socket would be an orphan retransmitting for minutes; destroy() aborts
     it first."""
     c = lab.Chain(["snd", "rtr", "rcv"]).build()
     try:
-        lab.sh(f"python3 -c \"import socket, time; s = socket.create_server(('', 5301)); "
-               f"c, _ = s.accept(); time.sleep(600)\" >/dev/null 2>&1 &", ns=c.ns("rcv"))
+        (tmp_path / "rcv.py").write_text(RECEIVER)
+        (tmp_path / "snd.py").write_text(SENDER)
+        lab.sh(f"python3 {tmp_path}/rcv.py >/dev/null 2>&1 &", ns=c.ns("rcv"))
         time.sleep(0.5)
         lab.sh("nft add table inet t && "
                "nft add chain inet t fw '{ type filter hook forward priority 0; }' && "
                "nft add rule inet t fw 'tcp flags & syn == 0' counter drop", ns=c.ns("rtr"))
-        sender = SENDER.format(ip=c.ip("rcv")).replace('"', '\\"')
-        lab.sh(f"python3 -c \"{sender}\" >/dev/null 2>&1 &", ns=c.ns("snd"))
+        lab.sh(f"python3 {tmp_path}/snd.py {c.ip('rcv')} >/dev/null 2>&1 &", ns=c.ns("snd"))
         deadline = time.monotonic() + 10
         while True:     # established, with data unacknowledged (Send-Q)
             est = lab.sh("ss -tnH state established", ns=c.ns("snd")).split()

@@ -827,13 +827,13 @@ def test_c_a_path_step_up_after_an_rto_keeps_the_rate_not_the_window(spec, figur
     old = [e["cwnd"] for e in evs[:i] if e["t"] < times["start"]][-50:]
     before = max(old, default=0)
     after = [e["cwnd"] for e in evs if t <= e["t"] <= t + 1.5]
+    in_3s = max((e["cwnd"] for e in evs if t <= e["t"] <= t + 3), default=0)
+    rtos_again = sum(1 for a, b in zip(evs[i:], evs[i + 1:])
+                     if b["cwnd"] <= 2 < a["cwnd"] and b["t"] <= t + 3)
     trace = trace_rows(evs, t, t, t + 1.5, every=10)
     figure(f"cwnd before the blackout, largest in 1.5 s and 3 s from the first ACK after it "
            f"(new BDP {bdp:.0f}), timeouts again in 3 s",
-           (before, max(after, default=0),
-            max((e["cwnd"] for e in evs if t <= e["t"] <= t + 3), default=0),
-            sum(1 for a, b in zip(evs[i:], evs[i + 1:])
-                if b["cwnd"] <= 2 < a["cwnd"] and b["t"] <= t + 3)))
+           (before, max(after, default=0), in_3s, rtos_again))
     figure("loss events / drawn congestion / path steps",
            f"{n['loss_events']}/{n['predicted_congestion']}/{n['path_steps']}")
     assert n["predicted_congestion"] >= 1 and n["path_steps"] >= 1, (n, trace)
