@@ -13,15 +13,17 @@ from specnet_bench import specnet_lab as lab  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")
 
-# a receiver that accepts one connection and never reads, and a sender that
-# keeps 256 KiB unacknowledged to it (sys.argv[1]); both wait to be killed
-RECEIVER = """import socket, time
-s = socket.create_server(("", 5301))
+# a receiver that accepts one connection on port sys.argv[1] and never
+# reads, and a sender that keeps 256 KiB unacknowledged to it (address
+# sys.argv[1], port sys.argv[2]); both wait to be killed
+PORT = 5301
+RECEIVER = """import socket, sys, time
+s = socket.create_server(("", int(sys.argv[1])))
 c, _ = s.accept()
 time.sleep(600)
 """
 SENDER = """import socket, sys, time
-s = socket.create_connection((sys.argv[1], 5301))
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
 s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
 s.setblocking(False)
 try:
@@ -65,12 +67,13 @@ def test_destroy_leaves_no_orphan_of_a_flow_in_a_blackout(tmp_path):
     try:
         (tmp_path / "rcv.py").write_text(RECEIVER)
         (tmp_path / "snd.py").write_text(SENDER)
-        lab.sh(f"python3 {tmp_path}/rcv.py >/dev/null 2>&1 &", ns=c.ns("rcv"))
+        lab.sh(f"python3 {tmp_path}/rcv.py {PORT} >/dev/null 2>&1 &", ns=c.ns("rcv"))
         time.sleep(0.5)
         lab.sh("nft add table inet t && "
                "nft add chain inet t fw '{ type filter hook forward priority 0; }' && "
                "nft add rule inet t fw 'tcp flags & syn == 0' counter drop", ns=c.ns("rtr"))
-        lab.sh(f"python3 {tmp_path}/snd.py {c.ip('rcv')} >/dev/null 2>&1 &", ns=c.ns("snd"))
+        lab.sh(f"python3 {tmp_path}/snd.py {c.ip('rcv')} {PORT} >/dev/null 2>&1 &",
+               ns=c.ns("snd"))
         deadline = time.monotonic() + 10
         while True:     # established, with data unacknowledged (Send-Q)
             est = lab.sh("ss -tnH state established", ns=c.ns("snd")).split()
