@@ -32,8 +32,11 @@ def wnd_limited_chain():
     return c
 
 
-def run_flow(chain, cc, seconds=5, during=None):
-    """One iperf3 flow snd -> rcv traced by tcp_probe. @during(chain) runs
+def run_flow(chain, cc, seconds=3, during=None):
+    """One iperf3 flow snd -> rcv traced by tcp_probe (3 s by default: on
+    wnd_limited_chain() packet LOSS_PKT goes 1.36-1.40 s after the first
+    event, nine flows on 6.1, and loss_response() reads up to 8 RTTs
+    after it, to 2.2 s; the trace ends at 3.1 s). @during(chain) runs
     in parallel (e.g. a blackout); what it raises is raised here, after the
     flow (a blackout whose end failed would otherwise pass for a flow that
     stalled). Returns (events, report)."""

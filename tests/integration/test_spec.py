@@ -509,10 +509,12 @@ s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, sys.argv[2].encode())
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 s.connect((sys.argv[1], 5201))
 mss = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG)
-for _ in range(6):
+for i in range(4):
     for n in (mss, mss, mss, mss, 1000):
         s.sendall(b"x" * n)
-    time.sleep(1)
+    if i < 3:
+        time.sleep(1)
+time.sleep(0.3)
 s.close()
 """
 SINK = ("import socket; s = socket.socket(); "
@@ -522,11 +524,12 @@ SINK = ("import socket; s = socket.socket(); "
 
 
 def tlp_run(c, cc):
-    """One burst flow of @cc whose 3rd burst loses its last segment: the
-    first 1000-byte one (IP length 1052 with timestamps) after packet 14
-    (SYN, ACK, two bursts of 5, give or take one: the count was seen one
-    above that). Returns the tcp_probe events and the sender's loss-probe
-    counters."""
+    """One burst flow of @cc, four bursts 1 s apart, whose 3rd burst loses
+    its last segment: the first 1000-byte one (IP length 1052 with
+    timestamps) after packet 14 (SYN, ACK, two bursts of 5, give or take
+    one: the count was seen one above that); the 4th, after the probe's
+    recovery (a PTO of about two RTTs, 200 ms), shows the window it left.
+    Returns the tcp_probe events and the sender's loss-probe counters."""
     lab.inject(c, "rtr", drop_first=(14, 1052))
     lab.sh(f"python3 -c {shlex.quote(SINK)} > /dev/null 2>&1 &", ns=c.ns("rcv"))
     time.sleep(0.5)
@@ -1063,7 +1066,10 @@ def test_a_standing_queue_ends_a_recovery_kept_as_corruption(spec, figure):
     it the first slow start runs to the cap of two BDPs, as it does where
     the RTT's rise goes unseen. Without the late verdict the FIFO then
     stood half full or more for 11.4 s of 30.6, until a retransmission
-    timeout; with it 1.5 s (6.1 and 6.12)."""
+    timeout; with it 1.5 s (6.1 and 6.12). A 20 s flow could not tell
+    them apart: 4.2 s of 20.6 with the late verdict (6.1), 2.0 s without
+    it (6.12, where a recovery's start found the queue), against the
+    fifth of the span allowed."""
     lab.load_module("tcp_spec", hystart=0)
     bdp = round(10e6 * 0.6 / 8 / 1514)
     c = lab.bottleneck_chain("10mbit", 600, f"parent 1:1 handle 10: pfifo limit {bdp}")
@@ -1105,7 +1111,7 @@ def test_codel_drops_are_congestion(spec, figure):
     dropped ever more: 9x cubic's retransmitted fraction over 60 s (0.026
     against 0.0028)."""
     import fifo
-    r = fifo.against_cubic("spec", queue=fifo.CODEL)
+    r = fifo.against_cubic("spec", seconds=25, queue=fifo.CODEL)
     try:
         n = counters(r["chain"])
         figure("spec losses: delay congestion / corruption / breaker trips",
