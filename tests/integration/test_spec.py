@@ -1008,10 +1008,14 @@ def lossy_chain():
 
 @pytest.mark.quiet
 def test_goodput_2x_reno_on_lossy_path(spec, figure):
+    """spec at least twice Reno's goodput on a path whose losses are
+    corruption (lossy_chain()), 10 s flows side by side: 4.3x and 7.5x
+    on 6.1 and 6.12 (8.8 and 9.1 against 2.0 and 1.2 Mbit/s; 4.9-5.0x
+    over 20 s); with p_corrupt=0, every loss reduced, 1.3x (6.1)."""
     chains = {cc: lossy_chain() for cc in ("spec", "reno")}
     try:
         reps = lab.in_threads(lambda cc: lab.iperf3_client(
-            chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 20), chains)
+            chains[cc].ns("snd"), chains[cc].ip("rcv"), cc, 10), chains)
         g = {cc: lab.goodput_bps(r) for cc, r in zip(chains, reps)}
         marks = lab.sh("tc -s qdisc show dev " + chains["spec"].ifname("rtr", "rcv"),
                        ns=chains["spec"].ns("rtr"))
