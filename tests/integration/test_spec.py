@@ -528,8 +528,10 @@ def tlp_run(c, cc):
     its last segment: the first 1000-byte one (IP length 1052 with
     timestamps) after packet 14 (SYN, ACK, two bursts of 5, give or take
     one: the count was seen one above that); the 4th, after the probe's
-    recovery (a PTO of about two RTTs, 200 ms), shows the window it left.
-    Returns the tcp_probe events and the sender's loss-probe counters."""
+    recovery (the probe timeout with one segment out is 2 srtt + 200 ms,
+    0.4 s here), shows the window it left: Reno's halving (cwnd 10 -> 5
+    at the end), spec's 10 kept. Returns the tcp_probe events and the
+    sender's loss-probe counters."""
     lab.inject(c, "rtr", drop_first=(14, 1052))
     lab.sh(f"python3 -c {shlex.quote(SINK)} > /dev/null 2>&1 &", ns=c.ns("rcv"))
     time.sleep(0.5)
