@@ -458,7 +458,7 @@ def test_rmmod_in_use_then_clean(redopt, dummy):
 
 S = 1052            # bytes per packet on the wire: MTU 1052 = MSS 1000 + 52
 SETTLE_S = 10       # slow start and the first climb of the average are over
-ECN_FLOW_S = 30     # the two ECN flows' length: SETTLE_S, then 20 s judged
+ECN_FLOW_S = SETTLE_S + 20     # the two ECN flows: 20 s judged after SETTLE_S
 LATE_DROPS_MAX = 5  # drops after SETTLE_S (measured: 0-1, retransmissions)
 BW = "1.5mbit"
 RTT_MS = 59
