@@ -88,18 +88,33 @@ def against_cubic(cc, seconds=15, queue=FIFO):
                 max_cwnd=max((e["cwnd"] for e in evs), default=0))
 
 
+# the least part of the link the two flows must carry together for their
+# shares to mean anything: a guest under TCG forwards ~30 Mbit/s in all,
+# and with the other kernel's guest beside it carried 4.5 Mbit/s of these
+# 10 (a CoDel run), where an absolute floor of 2 Mbit/s for cubic failed
+RAN_FRAC = 0.25
+
+
+def assert_ran(r):
+    """Both flows carried data, together at least RAN_FRAC of the link."""
+    g = r["goodput"]
+    assert min(g.values()) > 0 and sum(g.values()) >= RAN_FRAC * RATE_MBIT * 1e6, \
+        f"the flows carried too little to judge: {g}"
+
+
 def assert_safe(r, figure, cc):
     """The safety promises on a FIFO, with margins for TCG: @cc's share
-    against cubic under 60%, the FIFO dropping under 3% of what it is
-    offered, @cc's cwnd within 2x of what the path holds (BDP plus the
-    FIFO), its retransmitted fraction under 5%."""
+    against cubic under 60% (cubic not starved, whatever the guest's
+    speed: the share is of what the two flows carried), the FIFO dropping
+    under 3% of what it is offered, @cc's cwnd within 2x of what the path
+    holds (BDP plus the FIFO), its retransmitted fraction under 5%."""
     figure(f"{cc} share vs cubic", round(r["share"], 3))
     figure(f"fifo drops per packet with {cc}", round(r["drop_frac"], 5))
     figure(f"{cc} max cwnd (path holds {BDP_PKTS + FIFO_PKTS:.0f})", r["max_cwnd"])
     figure(f"{cc} / cubic retransmitted fraction",
            f"{r['retx']:.4f} / {r['rival_retx']:.4f}")
-    assert r["goodput"]["rival"] > 1e6, f"cubic starved: {r['goodput']}"
-    assert r["share"] <= 0.6, f"{cc} took {r['share']:.0%} of the link from cubic"
+    assert_ran(r)
+    assert r["share"] <= 0.6, f"{cc} took {r['share']:.0%} of the link from cubic: {r['goodput']}"
     assert r["drop_frac"] <= 0.03, f"the FIFO dropped {r['dropped']} ({r['drop_frac']:.1%})"
     assert r["max_cwnd"] <= 2 * (BDP_PKTS + FIFO_PKTS), f"cwnd reached {r['max_cwnd']}"
     assert r["retx"] <= 0.05, f"{cc} retransmitted {r['retx']:.1%} of what it sent"
