@@ -62,7 +62,7 @@ MODULES  := tcp_spec tcp_cpecn tcp_tp sch_redopt
 SRC_SUB  ?= src
 EXTRA    ?=
 
-.PHONY: all modules userspace setup test test-host test-vm demo bench start-trace check cost stress stress-run \
+.PHONY: all modules userspace setup test test-host demo bench start-trace check cost stress stress-run \
 	fuzz fuzz-run debug-kernels install install-modules install-userspace uninstall dkms clean \
 	help print-kvers demo-run bench-run test-run
 
