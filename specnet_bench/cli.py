@@ -1105,6 +1105,22 @@ def targets(records):
     realized ceiling, ratios inside a repetition) and printed with its
     min-max, the target and by how much it is met or missed (figures, not
     assertions: a run that misses one still succeeds)."""
+    return [r["line"] for r in target_rows(records)]
+
+
+def target_status(judged):
+    """'met', 'missed' or None (not judged) of a target row's verdict: its
+    last word of the two ('...: missed by 0.03', '...; met', 'met by 0
+    (the worst run)')."""
+    said = re.findall(r"\b(met|missed)\b", judged)
+    return said[-1] if said else None
+
+
+def target_rows(records):
+    """targets() as rows: 'what' (the target, the same words in every run
+    that measures it), 'figure', 'note' (repetitions, failed flows),
+    'judged' (the target and the margin), 'status' (target_status()) and
+    'line', the summary's line."""
     st = case_stats(records)
     lines = []
 
@@ -1113,7 +1129,9 @@ def targets(records):
         n = max((x["n"] for x in cases if x), default=0)
         note = f"{n} rep{'s' if n != 1 else ''}" + (
             f"; FAILED: {fl} flow{'s' if fl != 1 else ''} counted as 0" if fl else "")
-        lines.append(f"- {what}: {figure} ({note}), {judged}")
+        lines.append({"what": what, "figure": figure, "note": note, "judged": judged,
+                      "status": target_status(judged),
+                      "line": f"- {what}: {figure} ({note}), {judged}"})
 
     def get(scen, value, cc, opts="{}"):
         return st.get((scen, opts, value, cc))
@@ -1166,8 +1184,12 @@ def targets(records):
         if scen not in ("geo-aqm", "geo-taildrop", "leo") or cc != "spec" or not x["xceil"]:
             continue
         o = json.loads(opts)
+        # the path's other options (a variant run's, e.g. initrwnd 1000)
+        # are named: its targets are not the scenario's own
         where = (scen + (f" {o['gw']}" if "gw" in o else "") +
-                 (f" {o['bdp']} BDP" if "bdp" in o else "") + f", {v:g}% loss")
+                 (f" {o['bdp']} BDP" if "bdp" in o else "") +
+                 "".join(f" {k} {o[k]}" for k in sorted(o) if k not in ("gw", "bdp")) +
+                 f", {v:g}% loss")
         b = get(scen, v, "bbr", opts)
         xb = ratio(x, b)
         if scen in ("geo-aqm", "leo"):

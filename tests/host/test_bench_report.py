@@ -879,3 +879,72 @@ def test_a_range_target_gives_the_margin_to_the_nearer_bound(tmp_path):
             "share 0.38 [0.27-0.40] (3 reps), target 0.35-0.60: met by 0.03") in tl, tl
     assert ("- fifo-share 10mbit 50 ms, FIFO 4 BDP: cpecn's share against cubic within 35-60%: "
             "share 0.33 [0.30-0.34] (3 reps), target 0.35-0.60: missed by 0.02") in tl, tl
+
+
+def test_target_status_is_the_verdicts_last_word():
+    assert bench.target_status("target >= 0.90: missed by 0.03") == "missed"
+    assert bench.target_status("target <= 0: met by 0 (the worst run)") == "met"
+    # redopt's queue: both halves met or not, the last word decides
+    assert bench.target_status("queue target <= 0.80: met by 0.30; goodput |ratio - 1| "
+                               "target <= 0.05: missed by 0.01; missed") == "missed"
+    assert bench.target_status("not judged") is None
+
+
+def test_a_variant_runs_targets_name_its_options(tmp_path):
+    """A geo-aqm run with another option (initrwnd) is not the scenario's
+    own: its targets say so, and the index keeps them apart."""
+    recs = [rec("geo-aqm", 1, "spec", 1, 18e6, ceil=20e6, opts=o)
+            for o in ({"gw": "fq_codel"}, {"gw": "fq_codel", "initrwnd": "1000"})]
+    valid(recs, tmp_path)
+    whats = [r["what"] for r in bench.target_rows(recs)]
+    assert "geo-aqm fq_codel, 1% loss: spec >= 0.9 of the ceiling" in whats
+    assert "geo-aqm fq_codel initrwnd 1000, 1% loss: spec >= 0.9 of the ceiling" in whats
+
+
+def run_dir(docs, name, date, records, cpu="AMD EPYC"):
+    d = docs / name
+    d.mkdir(parents=True)
+    (d / "results.json").write_text(json.dumps(dict(meta=dict(META, date=date), records=records)))
+    (d / "summary.md").write_text(f"{publish.HEAD} from x -->\nRun: {date}, kernel k, commit c. "
+                                  f"Machine: {cpu}, 2 cores, 24 GiB; guest under TCG.\n\nbody\n")
+
+
+def test_targets_index_takes_each_targets_newest_run(tmp_path):
+    """docs/results/targets.md: each target on the newest published run
+    that measures it, with that run named; an older run whose targets
+    all have a newer figure is listed as such; make demo's run is not a
+    bench run and is left out."""
+    docs = tmp_path / "results"
+    even = [rec("dumbbell", 10, "spec", 1, 1e6, f, ceil=10e6) for f in range(10)]
+    uneven = [rec("dumbbell", 10, "spec", 1, 1e6 if f else 9e6, f, ceil=10e6) for f in range(10)]
+    sat = [rec("satellite", 5e-5, "spec", 1, 39e3, ceil=40e3)]
+    run_dir(docs, "bench-old", "20261101T000000Z", even + sat, cpu="Intel Xeon")
+    run_dir(docs, "bench-new", "20261201T000000Z", uneven)
+    run_dir(docs, "bench-older", "20261001T000000Z", even)
+    demo = tmp_path / "results" / "demo"
+    demo.mkdir()
+    (demo / "results.json").write_text(json.dumps(dict(meta=META, records=[{"cc": "spec"}])))
+    text = publish.index_text(str(docs))
+    row = [ln for ln in text.splitlines() if "dumbbell, 10 spec flows" in ln]
+    # 10 flows, one at 9 Mbit/s: Jain 324 / (10 x 90) = 0.36
+    assert row == ["| **missed** | dumbbell, 10 spec flows: Jain >= 0.95 | Jain 0.360 (1 rep) | "
+                   "target >= 0.950: missed by 0.590 | [bench-new](bench-new/summary.md) |"]
+    sat_row = [ln for ln in text.splitlines() if "satellite BER 5e-05" in ln]
+    assert len(sat_row) == 1 and sat_row[0].startswith("| met |") and "bench-old" in sat_row[0]
+    assert "3 targets: 1 met, 1 missed, 1 not judged." in text   # spec alone on satellite
+    assert ("| [bench-old](bench-old/summary.md) | 20261101T000000Z | 6.1.0-56-amd64 | test | "
+            "10 s | Intel Xeon | 2 |") in text
+    assert "| [bench-older](bench-older/summary.md) | 20261001T000000Z" in text
+    assert text.split("bench-older/summary.md)")[-1].splitlines()[0].endswith(
+        "| none (newer runs measure them) |")
+    assert "demo" not in text
+    assert publish.write_index(str(docs)) == str(docs / publish.INDEX)
+    assert (docs / publish.INDEX).read_text() == text
+
+
+def test_published_targets_index_is_current():
+    """docs/results/targets.md is what the published runs and this tree's
+    targets give; remake it with `python3 -m specnet_bench.publish --index`."""
+    with open(os.path.join(TOP, "docs", "results", publish.INDEX)) as f:
+        assert f.read() == publish.index_text(), \
+            "docs/results/targets.md is stale: python3 -m specnet_bench.publish --index"
