@@ -119,8 +119,8 @@ def published(docs):
 
 
 def index_text(docs=None):
-    """The text of docs/results/targets.md: every target the bench judges,
-    each on the newest published run that measures it (a target is its
+    """The text of docs/results/targets.md: every target a published run
+    measures, each on the newest such run (a target is its
     words, which name the scenario, path, value and cc), judged by this
     tree's specnet_bench.cli.target_rows(); then the runs it drew on."""
     from specnet_bench import cli
@@ -135,8 +135,9 @@ def index_text(docs=None):
              for s in ("met", "missed", None)}
     out = [f"{HEAD} --index from docs/results/*/results.json; do not edit by hand -->",
            "", "# Targets: the newest figure of each", "",
-           "Every target `make bench` judges, each on the newest run published under "
-           "docs/results/ that measures it, judged with the targets of "
+           "Every target that a run published under docs/results/ measures, each on "
+           "the newest such run (a scenario no published run covers has no row), "
+           "judged with the targets of "
            "`specnet_bench/cli.py`: medians over the run's repetitions [min-max], "
            "realized ceilings, ratios taken inside a repetition (the runs' summaries "
            "say how each figure is made). Runs differ in date, commit, flow length "
