@@ -1108,29 +1108,24 @@ def targets(records):
     return [r["line"] for r in target_rows(records)]
 
 
-def target_status(judged):
-    """'met', 'missed' or None (not judged) of a target row's verdict: its
-    last word of the two ('...: missed by 0.03', '...; met', 'met by 0
-    (the worst run)')."""
-    said = re.findall(r"\b(met|missed)\b", judged)
-    return said[-1] if said else None
-
-
 def target_rows(records):
     """targets() as rows: 'what' (the target, the same words in every run
     that measures it), 'figure', 'note' (repetitions, failed flows),
-    'judged' (the target and the margin), 'status' (target_status()) and
-    'line', the summary's line."""
+    'judged' (the target and the margin), 'status' ('met', 'missed', or
+    None where a target could not be judged) and 'line', the summary's
+    line."""
     st = case_stats(records)
     lines = []
 
     def line(what, figure, judged, cases=()):
+        # @judged: verdict()'s (met, text), or the text alone: not judged
+        ok, judged = judged if isinstance(judged, tuple) else (None, judged)
         fl = sum(len(x["failed"]) for x in cases if x)
         n = max((x["n"] for x in cases if x), default=0)
         note = f"{n} rep{'s' if n != 1 else ''}" + (
             f"; FAILED: {fl} flow{'s' if fl != 1 else ''} counted as 0" if fl else "")
         lines.append({"what": what, "figure": figure, "note": note, "judged": judged,
-                      "status": target_status(judged),
+                      "status": None if ok is None else ("met" if ok else "missed"),
                       "line": f"- {what}: {figure} ({note}), {judged}"})
 
     def get(scen, value, cc, opts="{}"):
@@ -1145,7 +1140,7 @@ def target_rows(records):
         rr = f"; {xr.fmt()}x reno" if xr else ""
         line(f"satellite BER {v:g}: spec >= {SAT_CEIL_WANT} of the ceiling",
              f"{x['xceil'].fmt()} of the ceiling{rr}",
-             verdict(x["xceil"].med, ">=", SAT_CEIL_WANT)[1], [x])
+             verdict(x["xceil"].med, ">=", SAT_CEIL_WANT), [x])
     # spec against every baseline: baseline / spec inside each repetition,
     # its median per BER and baseline, within 3% (the spread of equal
     # algorithms in one run here); the figure is the closest baseline
@@ -1166,7 +1161,7 @@ def target_rows(records):
         b, v, rb = worst
         line("satellite: spec >= every baseline at every BER (within 3%)",
              f"the closest, {b} at BER {v:g}: {rb.fmt()}x spec",
-             verdict(rb.med, "<=", 1.03)[1], used)
+             verdict(rb.med, "<=", 1.03), used)
     elif used:
         line("satellite: spec >= every baseline at every BER (within 3%)",
              "no baseline ran beside spec", "not judged", used)
@@ -1179,7 +1174,7 @@ def target_rows(records):
             q += f"; {xb.fmt()}x bbr" if xb else ""
             line(f"geo {v:g}% loss: spec >= {want} of the ceiling",
                  f"{x['xceil'].fmt()} of the ceiling{late_note(x)}{q}",
-                 verdict(x["xceil"].med, ">=", want)[1], [x])
+                 verdict(x["xceil"].med, ">=", want), [x])
     for (scen, opts, v, cc), x in sorted(st.items(), key=str):
         if scen not in ("geo-aqm", "geo-taildrop", "leo") or cc != "spec" or not x["xceil"]:
             continue
@@ -1196,36 +1191,36 @@ def target_rows(records):
             want = 0.9 if v <= 10 else 0.8
             line(f"{where}: spec >= {want} of the ceiling",
                  f"{x['xceil'].fmt()} of the ceiling{late_note(x)}",
-                 verdict(x["xceil"].med, ">=", want)[1], [x])
+                 verdict(x["xceil"].med, ">=", want), [x])
             if xb:
                 need = 1.2 if b["xceil"] and b["xceil"].med < 0.75 else 1.0
                 line(f"{where}: spec >= {need}x bbr", f"{xb.fmt()}x bbr",
-                     verdict(xb.med, ">=", need)[1], [x, b])
+                     verdict(xb.med, ">=", need), [x, b])
         elif xb:
-            line(f"{where}: spec >= bbr", f"{xb.fmt()}x bbr", verdict(xb.med, ">=", 1.0)[1],
+            line(f"{where}: spec >= bbr", f"{xb.fmt()}x bbr", verdict(xb.med, ">=", 1.0),
                  [x, b])
         if x["p95_ms"] is not None and b and b["p95_ms"] is not None:
             floor = 100 if scen == "geo-taildrop" else 50
             cap = max(floor, 1.5 * b["p95_ms"].med)
             line(f"{where}: spec's queueing delay p95 <= max({floor} ms, 1.5x bbr's)",
                  f"{x['p95_ms'].fmt('{:.0f}')} ms, bbr {b['p95_ms'].fmt('{:.0f}')} ms",
-                 verdict(x["p95_ms"].med, "<=", cap, "{:.0f}")[1], [x, b])
+                 verdict(x["p95_ms"].med, "<=", cap, "{:.0f}"), [x, b])
     for (scen, opts, v, cc), x in sorted(st.items(), key=str):
         if scen == "dumbbell" and opts == "{}" and v >= 10 and x["jain"] is not None:
             line(f"dumbbell, {v:g} {cc} flows: Jain >= 0.95", f"Jain {x['jain'].fmt('{:.3f}')}",
-                 verdict(x["jain"].med, ">=", 0.95, "{:.3f}")[1], [x])
+                 verdict(x["jain"].med, ">=", 0.95, "{:.3f}"), [x])
         vs = json.loads(opts).get("vs")
         if scen == "dumbbell" and vs in DUMBBELL_SHARE and x["share"] is not None:
             op, want = DUMBBELL_SHARE[vs]
             rtt = x["reps"][min(x["reps"])]["rtt_ms"]
             line(f"dumbbell {rtt:g} ms, {cc} against {vs}: {cc}'s share {op} {want:.0%}",
-                 f"share {x['share'].fmt()}", verdict(x["share"].med, op, want)[1], [x])
+                 f"share {x['share'].fmt()}", verdict(x["share"].med, op, want), [x])
         if scen == "rtt-mix" and cc == "spec" and x["jain"] is not None:
             rtt = x["reps"][min(x["reps"])]["rtt_ms"]      # the first flow's
             line(f"rtt-mix, two spec flows, {rtt:g} ms and {v:g} ms: Jain >= {RTT_MIX_JAIN}",
                  f"Jain {x['jain'].fmt('{:.3f}')}, share of the {rtt:g} ms flow "
                  f"{x['share'].fmt()}",
-                 verdict(x["jain"].med, ">=", RTT_MIX_JAIN, "{:.3f}")[1], [x])
+                 verdict(x["jain"].med, ">=", RTT_MIX_JAIN, "{:.3f}"), [x])
     for (scen, opts, v, cc), x in sorted(st.items(), key=str):
         if scen != "fifo-share" or cc not in ("spec", "cpecn"):
             continue
@@ -1235,20 +1230,20 @@ def target_rows(records):
         ref = get(scen, v, "cubic", opts)
         if x["share"] is not None:
             line(f"{where}: {cc}'s share against cubic within 35-60%",
-                 f"share {x['share'].fmt()}", verdict_within(x["share"].med, 0.35, 0.6)[1],
+                 f"share {x['share'].fmt()}", verdict_within(x["share"].med, 0.35, 0.6),
                  [x])
         dr = ratio(x, ref, "drop_frac")
         if dr:
             line(f"{where}: bottleneck drops with {cc} <= 2x cubic + cubic's",
                  f"{dr.fmt()}x (drops per packet {x['drop_frac'].fmt('{:.4f}')}, cubic + "
-                 f"cubic {ref['drop_frac'].fmt('{:.4f}')})", verdict(dr.med, "<=", 2.0)[1],
+                 f"cubic {ref['drop_frac'].fmt('{:.4f}')})", verdict(dr.med, "<=", 2.0),
                  [x, ref])
         if x["rtx"] and ref and ref["rtx"]:
             per = x["per_realized"].med if x["per_realized"] else 0.0
             want = 2 * ref["rtx"].med + (per or 0.0)
             line(f"{where}: {cc}'s retransmitted fraction <= 2x cubic's + corruption",
                  f"{x['rtx'].fmt('{:.4f}')} (cubic {ref['rtx'].fmt('{:.4f}')})",
-                 verdict(x["rtx"].med, "<=", want, "{:.4f}")[1], [x, ref])
+                 verdict(x["rtx"].med, "<=", want, "{:.4f}"), [x, ref])
     # tp beside reno over the self-similar background: fewer losses (the
     # TCP-TP paper's claim) for at most 10% of reno's goodput; ratios
     # inside each repetition
@@ -1259,12 +1254,12 @@ def target_rows(records):
         xr = ratio(x, ref)
         if xr:
             line(f"onoff, {v:g} sources: tp's goodput >= 0.9x reno's", f"{xr.fmt()}x reno",
-                 verdict(xr.med, ">=", 0.9)[1], [x, ref])
+                 verdict(xr.med, ">=", 0.9), [x, ref])
         rr = ratio(x, ref, "rtx")
         if rr:
             line(f"onoff, {v:g} sources: tp's retransmitted fraction below reno's",
                  f"{rr.fmt()}x reno's ({x['rtx'].fmt('{:.4f}')}, reno "
-                 f"{ref['rtx'].fmt('{:.4f}')})", verdict(rr.med, "<=", 1.0)[1], [x, ref])
+                 f"{ref['rtx'].fmt('{:.4f}')})", verdict(rr.med, "<=", 1.0), [x, ref])
     # cpecn over wecn on the paper's gateway: the paper's figure where it
     # gives one; the target is not to fall below wecn (within 3%)
     paper_x = {("reno", 7, 0.5): "1.18x", ("reno", 22, 0.5): "1.72x",
@@ -1280,7 +1275,7 @@ def target_rows(records):
         px = paper_x.get((base, mark, float(v)))
         line(f"cpecn ({base}, mark {mark}) at {v:g}% bad-state loss: cpecn >= wecn "
              f"(within 3%){'; paper ' + px if px else ''}",
-             f"{xr.fmt()}x wecn", verdict(xr.med, ">=", 0.97)[1], [x])
+             f"{xr.fmt()}x wecn", verdict(xr.med, ">=", 0.97), [x])
     for opts, cc in sorted({(k[1], k[3]) for k in st if k[0] == "red"}):
         case = json.loads(opts).get("case") or red_cases(default=True)
         model = [x for k, x in sorted(st.items(), key=str)
@@ -1289,11 +1284,12 @@ def target_rows(records):
             continue
         m = model[0]
         worst = max(p["overflow"] or 0 for p in m["reps"].values())
+        ok, judged = verdict(worst, "<=", 0, "{:.0f}")
         line(f"red {case}, {cc}: no ECT packet dropped (redopt: no overflow in any run; "
              "its early and forced drops are of non-ECT retransmissions)",
              f"overflow {m['overflow'].fmt('{:.0f}')}, non-ECT drops early "
              f"{fmt_spread(m['early'], '{:.0f}')} forced {fmt_spread(m['forced'], '{:.0f}')}",
-             verdict(worst, "<=", 0, "{:.0f}")[1] + " (the worst run)", [m])
+             (ok, judged + " (the worst run)"), [m])
         classic = get("red", 15, cc, opts)
         # the average queue as the queueing delay it makes: the same ratio
         dr, gr = ratio(m, classic, "delay_ms"), ratio(m, classic, "goodput")
@@ -1307,8 +1303,8 @@ def target_rows(records):
             line(f"red {case}, {cc}: redopt's average queue <= 0.8x classic RED's (max_th 15) "
                  "at equal goodput (within 5%)",
                  f"average queue {dr.fmt()}x classic RED's (per run: {per}), goodput "
-                 f"{gr.fmt()}x", f"queue {j1}; goodput |ratio - 1| {j2}; "
-                 f"{'met' if ok1 and ok2 else 'missed'}", [m, classic])
+                 f"{gr.fmt()}x", (ok1 and ok2, f"queue {j1}; goodput |ratio - 1| {j2}; "
+                                  f"{'met' if ok1 and ok2 else 'missed'}"), [m, classic])
     return lines
 
 
