@@ -425,7 +425,7 @@ def run_batch(cases, log):
     base = cases[0]["opts"].get("base")
     tb = time.time()
     net = Mininet(topo=topo, controller=None, build=True, waitConnected=False)
-    records, procs, stops = [], [], []
+    records, procs, stops, started = [], [], [], {}
     tp_kbps = tp_prev = None
     sampler = lab.QueueSampler(period=0.5)
     try:
@@ -495,6 +495,10 @@ def run_batch(cases, log):
                      "-C", fc, "-J", "-i", "1", "--connect-timeout", "10000",
                      "--get-server-output"],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+                # when the client began (popen returns once it is exec'd):
+                # the flows of a path start one after another, and their
+                # common window (common_window()) is taken from these
+                started[(p, port)] = time.monotonic()
         # what held each sender back (tcp_info's chronos), read 3 s before
         # iperf3 ends its flows
         limits = {}
@@ -532,6 +536,7 @@ def run_batch(cases, log):
                     counters[fc] = lab.parse_counters(
                         topo.sender(net, p).cmd(f"cat /proc/net/tcp_{fc} 2>/dev/null"))
             frecs = []
+            t0 = min(started.get((p, port), 0.0) for _, port in flows)
             for i, (fc, port) in enumerate(flows):
                 out, err = outs[(p, fc, port)]
                 r = FlowRecord(scenario=scen, opts=c["opts"], param=SCENARIOS[scen]["param"],
@@ -543,6 +548,8 @@ def run_batch(cases, log):
                 if hasattr(topo, "flow_rtt_ms"):
                     r.rtt_ms = topo.flow_rtt_ms(p, i)
                 r.set_result(flow_record(out))
+                if (p, port) in started:
+                    r.start_s = round(started[(p, port)] - t0, 3)
                 if r.error is not None and err.strip():
                     r.error += " " + err.strip()[-200:]
                 if p in unreachable:
@@ -550,11 +557,11 @@ def run_batch(cases, log):
                                         if x)
                 frecs.append(r)
             if len(frecs) > 1:
-                j = jain([r.goodput_bps for r in frecs])
-                tot = sum(r.goodput_bps or 0 for r in frecs)
-                for r in frecs:
+                gs = flow_goodputs([vars(r) for r in frecs])
+                j, tot = jain(gs), sum(gs)
+                for r, g in zip(frecs, gs):
                     r.jain = j
-                    r.share = (r.goodput_bps or 0) / tot if tot else None
+                    r.share = g / tot if tot else None
             records.extend(r.to_json() for r in frecs)
         return records, busy
     finally:
@@ -878,7 +885,9 @@ def summary(meta, records):
               "hop discarded or lost over those through it (in brackets: summed over the "
               "row's paths), the ceiling the realized one (the nominal one where the counters "
               "gave no PER); the row gives their median [min-max] over the row's paths, a "
-              "cell's 'ceil' is against its own path's. Jain over a case's flows; share of "
+              "cell's 'ceil' is against its own path's. A case of several flows is taken over "
+              "their common window (the seconds all of them ran; its clients start one "
+              "after another). Jain over a case's flows; share of "
               "the first flow (against cubic or bbr; rtt-mix: the shorter RTT's); rtx: "
               "retransmitted bytes / bytes sent; red: CE marks, congestion drops (all the "
               "bottleneck queue's drops: early/forced/overflow for redopt), average queue in "
@@ -932,6 +941,43 @@ def late_goodput(r):
     return received_bits(r, a, series[-1][0]) / (series[-1][0] - a)
 
 
+def common_window(rs):
+    """The seconds that all the flows @rs of one repetition of a case ran
+    together, (a, b) on the clock of the first flow's start: from the
+    latest start (start_s) to the earliest end (its start plus the end of
+    its receiver's last interval). Failed flows are left out (they count
+    as 0 anyway). None for a single flow, where a flow that did not fail
+    lacks its start or its receiver's intervals (a record of a run before
+    they were taken), or where the flows never overlapped."""
+    live = [r for r in rs if not failed(r)]
+    if len(rs) < 2 or not live or any(r.get("start_s") is None or not r.get("rcv_series")
+                                      for r in live):
+        return None
+    a = max(r["start_s"] for r in live)
+    b = min(r["start_s"] + r["rcv_series"][-1][0] for r in live)
+    return (a, b) if b > a else None
+
+
+def flow_goodputs(rs, frm=0.0):
+    """The goodput of each flow of @rs (one repetition of a case), bit/s,
+    a failed flow's 0: where the flows have a common window
+    (common_window()), what each flow's receiver got in it, from @frm s
+    after the first start on; otherwise iperf3's own over each flow's
+    whole length. The clients of a path are started one after another, so
+    under TCG the last of ten began seconds after the first and ran its
+    last seconds alone: their whole-length goodputs sum to more than the
+    link carried at any moment, and Jain counts the seconds a flow had the
+    link to itself. None where @frm leaves nothing of the window."""
+    w = common_window(rs)
+    if w is None:
+        return [flow_goodput(r) for r in rs]
+    a, b = max(w[0], frm), w[1]
+    if b <= a:
+        return None
+    return [0.0 if failed(r) else
+            received_bits(r, a - r["start_s"], b - r["start_s"]) / (b - a) for r in rs]
+
+
 # handover_costs(): the windows either side of a handover, s: longer than
 # the 4-7 s a slow recovery took, shorter than half the 15 s epoch
 HANDOVER_S = 7.0
@@ -964,15 +1010,19 @@ def rep_stats(rs):
     counts as 0 goodput, in the case's goodput, Jain and the share."""
     rs = sorted(rs, key=lambda r: r["flow"])
     r0, cc = rs[0], rs[0]["cc"]
-    gs = [flow_goodput(r) for r in rs]
+    gs = flow_goodputs(rs)
     own = [r for r in rs if r["flow_cc"] == cc]
-    g = sum(flow_goodput(r) for r in own)
+    g = sum(x for r, x in zip(rs, gs) if r["flow_cc"] == cc)
     ceil = r0.get("ceiling_bps", r0.get("ceiling_nominal_bps"))
     q = r0.get("queue") or {}
     sent = sum(r.get("bytes_sent", 0) for r in own if not failed(r))
     rtx = sum(r.get("retransmits", 0) for r in own if not failed(r))
-    late = [late_goodput(r) for r in own]
-    late = None if None in late or not ceil else sum(late) / ceil
+    if common_window(rs):
+        lg = flow_goodputs(rs, r0["seconds"] / 6)
+        late = None if lg is None else [x for r, x in zip(rs, lg) if r["flow_cc"] == cc]
+    else:
+        late = [late_goodput(r) for r in own]
+    late = None if late is None or None in late or not ceil else sum(late) / ceil
     costs = [handover_costs(r) for r in own]
     return dict(
         goodput=g, ceil=ceil, xceil=g / ceil if ceil else None, xceil_late=late,

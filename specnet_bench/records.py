@@ -74,6 +74,7 @@ class FlowRecord(FlowResult):
     tcp_limited: Optional[dict] = None  # the sender's tcp_info chronos (ss_limits)
     # per flow, with its case
     tp_capacity_kbps: Optional[int] = None
+    start_s: Optional[float] = None     # s after the first flow of its path began
     jain: Optional[float] = None
     share: Optional[float] = None
 

@@ -410,6 +410,49 @@ def test_case_goodput_is_the_sum_of_its_own_ccs_flows(tmp_path):
     assert x["share"].med == pytest.approx(0.4875)
 
 
+def staggered(start=True):
+    """Three spec flows of 10 s on a 10 Mbit/s dumbbell whose clients began
+    at 0, 1 and 2 s: the first runs alone in [0, 1) s, shares it with the
+    second in [1, 2), all three share it equally in [2, 10), the last two in
+    [10, 11) and the last runs alone in [11, 12). The link carries 10
+    Mbit/s at every moment."""
+    third = 10e6 / 3
+    series = [[[1, 10e6], [2, 5e6]] + [[t, third] for t in range(3, 11)],
+              [[1, 5e6]] + [[t, third] for t in range(2, 10)] + [[10, 5e6]],
+              [[t, third] for t in range(1, 9)] + [[9, 5e6], [10, 10e6]]]
+    rs = []
+    for i, ser in enumerate(series):
+        r = rec("dumbbell", 3, "spec", 1, sum(b for _, b in ser) / 10, i, ceil=10e6)
+        r["rcv_series"] = [[float(t), b] for t, b in ser]
+        if start:
+            r["start_s"] = float(i)
+        rs.append(r)
+    return rs
+
+
+def test_flows_started_one_after_another_are_taken_over_their_common_window(tmp_path):
+    """staggered(): over each flow's own 10 s the goodputs are 4.17, 3.67
+    and 4.17 Mbit/s, 12 Mbit/s in sum: 1.2 of a link that never carried more
+    than 10. Over the seconds all three ran, [2, 10) s, each got 10/3: the
+    sum is the link's 10 Mbit/s and Jain 1. A record without the starts (a
+    run before they were taken) keeps the whole-flow figures; a failed flow
+    counts 0 and the window is the others'."""
+    rs = valid(staggered(), tmp_path)
+    assert bench.common_window(rs) == (2.0, 10.0)
+    assert bench.flow_goodputs(rs) == pytest.approx([10e6 / 3] * 3)
+    x = bench.case_stats(rs)[("dumbbell", "{}", 3, "spec")]
+    assert x["xceil"].med == pytest.approx(1.0) and x["jain"].med == pytest.approx(1.0)
+    assert x["xceil_late"].med == pytest.approx(1.0)    # from 10/6 s: the window's
+    old = bench.case_stats(staggered(start=False))[("dumbbell", "{}", 3, "spec")]
+    assert old["xceil"].med == pytest.approx(1.2)
+    assert old["jain"].med == pytest.approx(144 / 144.5, abs=1e-4)
+    rs[2].update(error="iperf3: unable to connect to server", goodput_bps=None)
+    # [1, 10): 5 + 8 x 10/3 Mbit over 9 s each
+    assert bench.common_window(rs) == (1.0, 10.0)
+    assert bench.flow_goodputs(rs) == pytest.approx([(5e6 + 8e7 / 3) / 9] * 2 + [0.0])
+    assert bench.common_window(rs[:1]) is None
+
+
 def test_host_limits_are_the_busy_time_held_back_and_shown_from_5_percent(tmp_path):
     # geo, two reps of one spec flow: rwnd-limited 300 of 1000 ms, then 100
     # of 1000; sndbuf 10 of 1000 (1%, under 5%: not shown); the cubic flow
