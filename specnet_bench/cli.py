@@ -337,12 +337,14 @@ def cpu_busy(a, b):
     return 1 - idle / total if total else 0.0
 
 
-def flow_record(rep_json):
+def flow_record(rep_json, stream=None):
     """The FlowResult of an iperf3 report: goodput, retransmits, RTT and the
     cwnd/RTT series; or, for a failed flow, only the error: a report with an "error"
     (iperf3 may write one beside a partial "end"), without an "end", or
     one that does not parse. A failed flow counts as 0 goodput in every
-    figure (failed()); a partial report is never taken as a result."""
+    figure (failed()); a partial report is never taken as a result.
+    @stream: the flow is that stream (0-based) of a report of several
+    (iperf3 -P), its figures the stream's own; None: the report's one flow."""
     try:
         rep = json.loads(rep_json)
     except ValueError:
@@ -354,18 +356,25 @@ def flow_record(rep_json):
                     ("" if "end" in rep else " (no end)"))
     if "end" not in rep:
         return FlowResult(error="iperf3: report without end")
+    k = stream or 0
     try:
-        snd = rep["end"]["streams"][0]["sender"]
+        end = rep["end"]["streams"][k]
+        snd = end["sender"]
+        if stream is None:
+            goodput, rtx = lab.goodput_bps(rep), lab.retransmits(rep)
+        else:
+            goodput, rtx = end["receiver"]["bits_per_second"], snd.get("retransmits", 0)
+        rcv = [iv["sum"] if stream is None else iv["streams"][k]
+               for iv in (rep.get("server_output_json") or {}).get("intervals", [])]
         return FlowResult(
-            goodput_bps=lab.goodput_bps(rep), retransmits=lab.retransmits(rep),
+            goodput_bps=goodput, retransmits=rtx,
             bytes_sent=snd.get("bytes", 0), mean_rtt_ms=snd.get("mean_rtt", 0) / 1000,
-            series=[[round(iv["sum"]["end"], 2), iv["streams"][0].get("snd_cwnd", 0),
-                     iv["streams"][0].get("rtt", 0) / 1000,
-                     iv["streams"][0]["bits_per_second"]]
+            series=[[round((iv["sum"] if stream is None else iv["streams"][k])["end"], 2),
+                     iv["streams"][k].get("snd_cwnd", 0),
+                     iv["streams"][k].get("rtt", 0) / 1000,
+                     iv["streams"][k]["bits_per_second"]]
                     for iv in rep.get("intervals", [])],
-            rcv_series=[[round(iv["sum"]["end"], 3), iv["sum"]["bits_per_second"]]
-                        for iv in (rep.get("server_output_json") or {}).get("intervals", [])]
-            or None)
+            rcv_series=[[round(x["end"], 3), x["bits_per_second"]] for x in rcv] or None)
     except (KeyError, IndexError, TypeError) as e:
         return FlowResult(error=f"iperf3 report: {e!r}")
 
@@ -414,6 +423,28 @@ def topo_for(cases):
     return cls(paths=len(cases), per_path=per_path, **opts)
 
 
+def flow_ports(ccs, dsts):
+    """The [(cc, server port)] of a path's flows of congestion controls
+    @ccs to addresses @dsts: flows of one congestion control to one
+    address share a port, and run as the streams of one iperf3 client
+    (-P), which connects them all before any sends. As clients of their
+    own, started one after another, ten flows began up to seconds apart
+    under TCG (a SYN lost in the queue the first ones filled waits a second
+    to be sent again), and the last ran alone at the end."""
+    ports, out = {}, []
+    for fc, dst in zip(ccs, dsts):
+        out.append((fc, ports.setdefault((fc, dst), 5201 + len(ports))))
+    return out
+
+
+def stream_port(rep_json, k):
+    """The local port of stream @k of an iperf3 --json report, or None."""
+    try:
+        return json.loads(rep_json)["start"]["connected"][k]["local_port"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
 def run_batch(cases, log):
     """One Mininet for @cases (side by side, one path each): returns the
     records (one per flow) and the guest CPU busy fraction."""
@@ -448,8 +479,8 @@ def run_batch(cases, log):
                 fccs = [c["cc"]] * int(c["value"])
             else:
                 fccs = [c["cc"]] * (topo.flows(p) or 1)
-            flows = [(fc, 5201 + i) for i, fc in enumerate(fccs)]
-            for _, port in flows:
+            flows = flow_ports(fccs, [topo.flow_dst(p, i) for i in range(len(fccs))])
+            for port in sorted({port for _, port in flows}):
                 topo._cmd(rcv, f"iperf3 -s -1 -D -J -p {port} "
                                f"--logfile /tmp/iperf3-{rcv.name}-{port}.log")
             plan.append((c, p, flows))
@@ -490,13 +521,16 @@ def run_batch(cases, log):
                      "--json"],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
             for i, (fc, port) in enumerate(flows):
+                streams = sum(1 for _, q in flows if q == port)
+                if (p, port) in started:
+                    continue            # a stream of the client started below
                 procs.append(((p, fc, port), topo.sender(net, p).popen(
                     ["iperf3", "-c", topo.flow_dst(p, i), "-p", str(port), "-t", str(seconds),
                      "-C", fc, "-J", "-i", "1", "--connect-timeout", "10000",
-                     "--get-server-output"],
+                     "--get-server-output"] + (["-P", str(streams)] if streams > 1 else []),
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
                 # when the client began (popen returns once it is exec'd):
-                # the flows of a path start one after another, and their
+                # the clients of a path start one after another, and their
                 # common window (common_window()) is taken from these
                 started[(p, port)] = time.monotonic()
         # what held each sender back (tcp_info's chronos), read 3 s before
@@ -539,15 +573,21 @@ def run_batch(cases, log):
             t0 = min(started.get((p, port), 0.0) for _, port in flows)
             for i, (fc, port) in enumerate(flows):
                 out, err = outs[(p, fc, port)]
+                group = [j for j, (_, q) in enumerate(flows) if q == port]
+                k = group.index(i) if len(group) > 1 else None
+                lim = limits.get((p, port))
+                if k is not None:
+                    lport = stream_port(out, k)
+                    lim = limits.get((p, port, lport)) if lport else None
                 r = FlowRecord(scenario=scen, opts=c["opts"], param=SCENARIOS[scen]["param"],
                                value=c["value"], cc=c["cc"], flow_cc=fc, flow=i, rep=c["rep"],
                                seconds=seconds, key=case_key(c), **shared,
                                counters=counters.get(fc, {}),
-                               tcp_limited=limits.get((p, port)),
+                               tcp_limited=lim,
                                tp_capacity_kbps=tp_kbps if fc == "tp" else None)
                 if hasattr(topo, "flow_rtt_ms"):
                     r.rtt_ms = topo.flow_rtt_ms(p, i)
-                r.set_result(flow_record(out))
+                r.set_result(flow_record(out, k))
                 if (p, port) in started:
                     r.start_s = round(started[(p, port)] - t0, 3)
                 if r.error is not None and err.strip():
@@ -586,7 +626,8 @@ def run_batch(cases, log):
 def sender_limits(topo, net, plan, limits, t0):
     """Into @limits {(path, port): ss_limits() + "at_s", the seconds since
     @t0 (the flows' start) when read}: the data connection (the one that
-    has carried most) of each flow of @plan, read on its sender with one
+    has carried most) of each flow of @plan, and {(path, port, local
+    port): ...} of every connection (the streams of one client), read on its sender with one
     `ss` a path, all paths at once (about a second each under TCG: read one
     after the other, the last paths of a batch were read after their flows
     had ended)."""
@@ -610,8 +651,12 @@ def sender_limits(topo, net, plan, limits, t0):
         for sock in lab.parse_ss(out):
             try:
                 port = int(sock["socket"][3].rsplit(":", 1)[1])
+                lport = int(sock["socket"][2].rsplit(":", 1)[1])
             except (IndexError, ValueError):
                 continue
+            lim = lab.ss_limits(sock)
+            if lim:                     # a stream of a client of several (iperf3 -P)
+                limits[(p, port, lport)] = dict(lim, at_s=at)
             if sock.get("bytes_acked", 0) >= best.get(port, {}).get("bytes_acked", -1):
                 best[port] = sock
         for port, sock in best.items():

@@ -353,6 +353,44 @@ def test_handover_cost_before_less_after(tmp_path):
     assert x[("leo", '{"epoch_s": 10, "gw": "fifo"}', 1.0, "spec")]["handover"].n == 4
 
 
+def test_flows_of_one_cc_to_one_address_are_the_streams_of_one_client():
+    """Ten dumbbell flows of one algorithm run as one iperf3 -P 10 (its
+    streams connect before any sends); flows of different algorithms or
+    addresses keep clients of their own. A flow's record is its stream's:
+    the receiver's goodput and intervals and the sender's retransmissions
+    of that stream, not the report's sum."""
+    assert bench.flow_ports(["spec"] * 3, ["10.1.2.2"] * 3) == [("spec", 5201)] * 3
+    assert bench.flow_ports(["spec", "cubic", "spec"], ["a"] * 3) == \
+        [("spec", 5201), ("cubic", 5202), ("spec", 5201)]
+    assert bench.flow_ports(["cubic", "cubic"], ["a", "b"]) == [("cubic", 5201), ("cubic", 5202)]
+
+    def stream(i, bps, **kw):
+        return dict(socket=5 + 2 * i, start=0, end=1.0 + i / 1000, bits_per_second=bps, **kw)
+    rep = {"start": {"connected": [{"socket": 5, "local_port": 40001},
+                                   {"socket": 7, "local_port": 40002}]},
+           "intervals": [{"sum": {"end": 1.0, "bits_per_second": 9e6},
+                          "streams": [stream(0, 3e6, snd_cwnd=10, rtt=50000),
+                                      stream(1, 6e6, snd_cwnd=20, rtt=60000)]}],
+           "end": {"streams": [{"sender": {"bytes": 375000, "retransmits": 1, "mean_rtt": 50000},
+                                "receiver": {"bits_per_second": 2.9e6}},
+                               {"sender": {"bytes": 750000, "retransmits": 4, "mean_rtt": 60000},
+                                "receiver": {"bits_per_second": 5.9e6}}],
+                   "sum_sent": {"retransmits": 5}, "sum_received": {"bits_per_second": 8.8e6}},
+           "server_output_json": {"intervals": [
+               {"sum": {"end": 1.0, "bits_per_second": 8.8e6},
+                "streams": [stream(0, 2.9e6), stream(1, 5.9e6)]}]}}
+    text = json.dumps(rep)
+    r = bench.flow_record(text, 1)
+    assert (r.goodput_bps, r.retransmits, r.bytes_sent, r.mean_rtt_ms) == (5.9e6, 4, 750000, 60)
+    assert r.series == [[1.0, 20, 60, 6e6]] and r.rcv_series == [[1.001, 5.9e6]]
+    assert bench.flow_record(text, 0).rcv_series == [[1.0, 2.9e6]]
+    whole = bench.flow_record(text)
+    assert (whole.goodput_bps, whole.retransmits, whole.rcv_series) == (8.8e6, 5, [[1.0, 8.8e6]])
+    assert bench.stream_port(text, 1) == 40002 and bench.stream_port(text, 2) is None
+    assert bench.stream_port("not json", 0) is None
+    assert bench.flow_record(text, 2).failed
+
+
 def test_flow_record_takes_no_partial_report():
     ok = bench.flow_record(json.dumps(GOOD))
     assert ok.goodput_bps == 9.5e6 and ok.retransmits == 3 and ok.error is None

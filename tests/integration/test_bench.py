@@ -123,11 +123,20 @@ def test_tiny_run_every_scenario_validates_and_resumes():
         # module parameter is as it was afterwards
         assert onoff["cc"] == "tp" and onoff["tp_capacity_kbps"] == 20000, onoff
         assert lab.get_param("tcp_tp", "capacity_kbps", default="0") == cap0
-        dumb = [r for r in recs if r["scenario"] == "dumbbell"]
-        # Jain's index of the two flows' receiver goodputs, computed here
-        g = [r["goodput_bps"] for r in dumb]
+        dumb = sorted((r for r in recs if r["scenario"] == "dumbbell"), key=lambda r: r["flow"])
+        # two flows of one algorithm: the streams of one iperf3 -P client,
+        # begun together; Jain's index of what their receivers got in the
+        # seconds both ran (their common window), computed here from the
+        # per-second reports of each stream
+        starts = [r["start_s"] for r in dumb]
+        assert len(dumb) == 2 and starts == [0, 0], starts
+        assert dumb[0]["rcv_series"] != dumb[1]["rcv_series"], "a stream's own, not the sum"
+        a = max(starts)
+        b = min(s + r["rcv_series"][-1][0] for s, r in zip(starts, dumb))
+        assert b > a, (starts, [r["rcv_series"] for r in dumb])
+        g = [bench.received_bits(r, a - s, b - s) for s, r in zip(starts, dumb)]
         want = sum(g) ** 2 / (len(g) * sum(x * x for x in g))
-        assert len(dumb) == 2 and all(abs(r["jain"] - want) <= 1e-9 * want for r in dumb), \
+        assert all(abs(r["jain"] - want) <= 1e-9 * want for r in dumb), \
             (want, dumb[0]["jain"], g)
         # rtt-mix: two flows through one bottleneck, each at its own RTT
         # (iperf3's mean RTT, the queue included; and tcp_info's least RTT
