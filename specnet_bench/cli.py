@@ -523,7 +523,7 @@ def run_batch(cases, log):
             for i, (fc, port) in enumerate(flows):
                 streams = sum(1 for _, q in flows if q == port)
                 if (p, port) in started:
-                    continue            # a stream of the client started below
+                    continue            # a stream of the client started for its port
                 procs.append(((p, fc, port), topo.sender(net, p).popen(
                     ["iperf3", "-c", topo.flow_dst(p, i), "-p", str(port), "-t", str(seconds),
                      "-C", fc, "-J", "-i", "1", "--connect-timeout", "10000",
@@ -627,8 +627,8 @@ def sender_limits(topo, net, plan, limits, t0):
     """Into @limits {(path, port): ss_limits() + "at_s", the seconds since
     @t0 (the flows' start) when read}: the data connection (the one that
     has carried most) of each flow of @plan, and {(path, port, local
-    port): ...} of every connection (the streams of one client), read on its sender with one
-    `ss` a path, all paths at once (about a second each under TCG: read one
+    port): ...} of every connection (the streams of one client), read on
+    its sender with one `ss` a path, all paths at once (about a second each under TCG: read one
     after the other, the last paths of a batch were read after their flows
     had ended)."""
     procs = []
@@ -1008,11 +1008,12 @@ def flow_goodputs(rs, frm=0.0):
     a failed flow's 0: where the flows have a common window
     (common_window()), what each flow's receiver got in it, from @frm s
     after the first start on; otherwise iperf3's own over each flow's
-    whole length. The clients of a path are started one after another, so
-    under TCG the last of ten began seconds after the first and ran its
-    last seconds alone: their whole-length goodputs sum to more than the
-    link carried at any moment, and Jain counts the seconds a flow had the
-    link to itself. None where @frm leaves nothing of the window."""
+    whole length. The clients of a path are started one after another
+    (flow_ports(): the streams of one client together), and a flow that
+    began later ran its last seconds alone: whole-length goodputs sum to
+    more than the link carried at any moment, and Jain counts the seconds
+    a flow had the link to itself. None where @frm leaves nothing of the
+    window."""
     w = common_window(rs)
     if w is None:
         return [flow_goodput(r) for r in rs]
