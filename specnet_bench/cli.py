@@ -437,6 +437,16 @@ def flow_ports(ccs, dsts):
     return out
 
 
+def port_clients(flows):
+    """{server port: [the indexes of its flows]} of flow_ports()'s @flows,
+    in the order of their first flows: one iperf3 client a port, a flow
+    its stream at its place in the list."""
+    out = {}
+    for i, (_, port) in enumerate(flows):
+        out.setdefault(port, []).append(i)
+    return out
+
+
 def stream_port(rep_json, k):
     """The local port of stream @k of an iperf3 --json report, or None."""
     try:
@@ -480,7 +490,7 @@ def run_batch(cases, log):
             else:
                 fccs = [c["cc"]] * (topo.flows(p) or 1)
             flows = flow_ports(fccs, [topo.flow_dst(p, i) for i in range(len(fccs))])
-            for port in sorted({port for _, port in flows}):
+            for port in port_clients(flows):
                 topo._cmd(rcv, f"iperf3 -s -1 -D -J -p {port} "
                                f"--logfile /tmp/iperf3-{rcv.name}-{port}.log")
             plan.append((c, p, flows))
@@ -520,14 +530,12 @@ def run_batch(cases, log):
                      str(seconds + 2), "--seed", str(c["rep"]), "--size", str(ONOFF_SIZE),
                      "--json"],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-            for i, (fc, port) in enumerate(flows):
-                streams = sum(1 for _, q in flows if q == port)
-                if (p, port) in started:
-                    continue            # a stream of the client started for its port
+            for port, ids in port_clients(flows).items():
+                i, fc = ids[0], flows[ids[0]][0]
                 procs.append(((p, fc, port), topo.sender(net, p).popen(
                     ["iperf3", "-c", topo.flow_dst(p, i), "-p", str(port), "-t", str(seconds),
                      "-C", fc, "-J", "-i", "1", "--connect-timeout", "10000",
-                     "--get-server-output"] + (["-P", str(streams)] if streams > 1 else []),
+                     "--get-server-output"] + (["-P", str(len(ids))] if len(ids) > 1 else []),
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
                 # when the client began (popen returns once it is exec'd):
                 # the clients of a path start one after another, and their
@@ -570,11 +578,12 @@ def run_batch(cases, log):
                     counters[fc] = lab.parse_counters(
                         topo.sender(net, p).cmd(f"cat /proc/net/tcp_{fc} 2>/dev/null"))
             frecs = []
-            t0 = min(started.get((p, port), 0.0) for _, port in flows)
+            t0 = min(started[(p, port)] for _, port in flows)
+            clients = port_clients(flows)
             for i, (fc, port) in enumerate(flows):
                 out, err = outs[(p, fc, port)]
-                group = [j for j, (_, q) in enumerate(flows) if q == port]
-                k = group.index(i) if len(group) > 1 else None
+                ids = clients[port]
+                k = ids.index(i) if len(ids) > 1 else None
                 lim = limits.get((p, port))
                 if k is not None:
                     lport = stream_port(out, k)
@@ -588,8 +597,7 @@ def run_batch(cases, log):
                 if hasattr(topo, "flow_rtt_ms"):
                     r.rtt_ms = topo.flow_rtt_ms(p, i)
                 r.set_result(flow_record(out, k))
-                if (p, port) in started:
-                    r.start_s = round(started[(p, port)] - t0, 3)
+                r.start_s = round(started[(p, port)] - t0, 3)
                 if r.error is not None and err.strip():
                     r.error += " " + err.strip()[-200:]
                 if p in unreachable:
@@ -1214,8 +1222,8 @@ def target_rows(records):
     lines = []
 
     def line(what, figure, judged, cases=()):
-        # @judged: verdict()'s (met, text), or the text alone: not judged
-        ok, judged = judged if isinstance(judged, tuple) else (None, judged)
+        # @judged: verdict()'s (met, text); (None, text): not judged
+        ok, judged = judged
         fl = sum(len(x["failed"]) for x in cases if x)
         n = max((x["n"] for x in cases if x), default=0)
         note = f"{n} rep{'s' if n != 1 else ''}" + (
@@ -1260,7 +1268,7 @@ def target_rows(records):
              verdict(rb.med, "<=", 1.03), used)
     elif used:
         line("satellite: spec >= every baseline at every BER (within 3%)",
-             "no baseline ran beside spec", "not judged", used)
+             "no baseline ran beside spec", (None, "not judged"), used)
     for v in sorted({k[2] for k in st if k[0] == "geo" and k[1] == "{}"}):
         x = get("geo", v, "spec")
         if x and x["xceil"]:
@@ -1396,11 +1404,12 @@ def target_rows(records):
                             for rep, p in sorted(m["reps"].items())
                             if p["delay_ms"] is not None and rep in classic["reps"]
                             and classic["reps"][rep]["delay_ms"])
+            ok = ok1 and ok2
             line(f"red {case}, {cc}: redopt's average queue <= 0.8x classic RED's (max_th 15) "
                  "at equal goodput (within 5%)",
                  f"average queue {dr.fmt()}x classic RED's (per run: {per}), goodput "
-                 f"{gr.fmt()}x", (ok1 and ok2, f"queue {j1}; goodput |ratio - 1| {j2}; "
-                                  f"{'met' if ok1 and ok2 else 'missed'}"), [m, classic])
+                 f"{gr.fmt()}x", (ok, f"queue {j1}; goodput |ratio - 1| {j2}; "
+                                  f"{'met' if ok else 'missed'}"), [m, classic])
     return lines
 
 
