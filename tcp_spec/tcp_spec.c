@@ -408,7 +408,9 @@ static void spec_init(struct sock *sk)
  * so it carries the echo, and the stack, back in Open, enters CWR for it
  * (tcp_try_to_open()): that would be a second reduction, 0.7 of the
  * window the first one left. No loss is marked (a recovery would have
- * been entered instead), and a tail loss probe's CWR is its own.
+ * been entered instead), and a tail loss probe's CWR is its own. A CWR
+ * ends on an ACK above high_seq, sent once our CWR had arrived: its ECE
+ * is a new mark (spec_ece_echo()), and the CWR entered for it reduces.
  */
 static bool spec_echo_cwr(const struct tcp_sock *tp, const struct spec_ca *ca,
 			  u32 now)
@@ -688,12 +690,18 @@ static void spec_in_ack_event(struct sock *sk, u32 flags)
 	 * echoes the mark it answers: the receiver repeats a mark until our
 	 * CWR reaches it, an RTT later. Once per window: it neither makes the
 	 * next loss congestion nor reduces again. Noted as answered, for
-	 * spec_echo_cwr().
+	 * spec_echo_cwr(). But in CWR an ACK above high_seq, where the stack
+	 * queued our CWR, reports a new mark (spec_ece_echo()): the stack
+	 * leaves CWR on it and enters CWR again, and that reduces. A
+	 * recovery's CWR can go out past high_seq (a misprediction's, queued
+	 * below), so the ACK that ends a recovery is taken as an echo.
 	 */
-	ca->ece_used = ca->reducing;
+	state = inet_csk(sk)->icsk_ca_state;
+	ca->ece_used = ca->reducing &&
+		       (state != TCP_CA_CWR ||
+			spec_ece_echo(tp->snd_una, tp->high_seq));
 	if (ca->reducing)
 		return;
-	state = inet_csk(sk)->icsk_ca_state;
 	mispred = ca->spec_live &&
 		  spec_mispredicted(now, ca->spec_us, spec_srtt_us(tp));
 	/* A corruption episode not over yet (its recovery, or the RTO before

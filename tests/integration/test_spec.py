@@ -593,6 +593,41 @@ def test_b_ce_marks_in_slow_start_reduce_by_half_once_per_rtt(spec, figure):
         c.destroy()
 
 
+@pytest.mark.quiet
+def test_b_marks_that_persist_reduce_once_a_window(spec, figure):
+    """CE on every data packet from the 500th to the 650th, as a RED queue
+    whose average stays above max_th marks: the first mark halves the
+    window (slow start), and each window after it brings a new mark, which
+    reduces again, 0.8 at a time (or not at all while the window is below
+    what the last one delivered: spec_ece_reduces()), no more than once
+    per RTT, until the marks stop. The ACK that ends a CWR is above the
+    segment that carried our CWR, so its echo is a new mark
+    (spec_ece_echo()); read as the old one, each new mark took the flow
+    back into CWR without a reduction and without growth, and the window
+    stayed at half for as long as the marks lasted."""
+    c = wnd_limited_chain()
+    try:
+        lab.inject(c, "rtr", ce=[f"{LOSS_PKT}-{LOSS_PKT + 150}"])
+        evs, _ = run_flow(c, "spec", seconds=4)
+        assert lab.nft_counters(c, "rtr") == [151], "the marks did not happen"
+        i = first_reduction(evs)
+        t0 = evs[i]["t"]
+        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT) if i else evs[0]["cwnd"]
+        cuts = [b for a, b in zip(evs[i - 1:], evs[i:]) if b["ssthresh"] < a["ssthresh"]]
+        low = min(e["cwnd"] for e in evs[i:])
+        gaps = [round(b["t"] - a["t"], 3) for a, b in zip(cuts, cuts[1:])]
+        n = counters(c)
+        figure("pre-mark cwnd, ssthresh cuts, lowest cwnd", (pre, [e["ssthresh"] for e in cuts], low))
+        rows = trace_rows(evs, t0, t0 - RTT, t0 + 12 * RTT, every=8)
+        assert n["ece_reductions"] >= 3 and len(cuts) >= 3, \
+            f"{len(cuts)} cuts under 150 marks: {n}; (s, cwnd, ssthresh, srtt) {rows}"
+        assert low <= 0.35 * pre, f"cwnd {pre} -> {low} under 150 marks: {rows}"
+        assert min(gaps) >= 0.8 * RTT, f"more than one reduction a window: gaps {gaps} s"
+        assert n["loss_events"] == 0, n
+    finally:
+        c.destroy()
+
+
 def regain_after_marks(figure, marks, seconds):
     """A long path (600 ms, unshaped, the receive buffer bounding the window
     at about 400 packets, so the marks are the only congestion signal): CE

@@ -202,6 +202,17 @@ static void test_ece_recent(void)
 	CHECK(!spec_ece_recent(true, false, 1000, 0, 0), "1 ms floor");
 }
 
+/* An ECE's ACK at or below where our CWR went is an echo; above, a mark. */
+static void test_ece_echo(void)
+{
+	CHECK(spec_ece_echo(1000, 5000), "below the CWR segment: an echo");
+	CHECK(spec_ece_echo(5000, 5000), "at it (a recovery's end): an echo");
+	CHECK(!spec_ece_echo(5001, 5000), "above it (a CWR's end): a new mark");
+	CHECK(!spec_ece_echo(9000, 5000), "well above");
+	CHECK(spec_ece_echo(0xfffffff0u, 0x10), "wrapped: below");
+	CHECK(!spec_ece_echo(0x20, 0xfffffff0u), "wrapped: above");
+}
+
 static void test_cwnd_limited(void)
 {
 	/* tcp_is_cwnd_limited(), slow start: cwnd-limited, or below twice
@@ -272,6 +283,7 @@ int main(void)
 	RUN(test_ece_ssthresh);
 	RUN(test_marked_loss_ssthresh);
 	RUN(test_ece_recent);
+	RUN(test_ece_echo);
 	RUN(test_cwnd_limited);
 	RUN(test_pacing);
 	RUN(test_windows);

@@ -160,6 +160,25 @@ static inline bool spec_ece_recent(bool seen, bool used, u32 now_us,
 }
 
 /*
+ * Is an ECN-Echo on an ACK of @una an echo of a mark a reduction has
+ * answered, which the receiver repeats until it gets our CWR (RFC 3168,
+ * 6.1.3)? CWR goes out on the first new segment sent once it was queued,
+ * at @cwr_seq (snd_nxt then: in CWR, the stack's high_seq). An ACK at or
+ * below @cwr_seq may have been sent before that segment arrived; one
+ * above it was sent after, and reports a new mark. That ACK is the one
+ * that ends a CWR (the stack holds CWR until something above high_seq is
+ * acknowledged), so that under marks that persist (a RED queue whose
+ * average stays above max_th) each window brings one reduction: read as
+ * an echo, a new mark took the flow back into CWR without a reduction,
+ * where it does not grow either, and ten flows on one RED bottleneck kept
+ * the windows slow start had left them for a minute (Jain 0.94).
+ */
+static inline bool spec_ece_echo(u32 una, u32 cwr_seq)
+{
+	return (s32)(una - cwr_seq) <= 0;
+}
+
+/*
  * Classify a loss. @ece_recent: an ECN-Echo arrived within the last srtt.
  * @delay: the delay signal or the circuit breaker (qdelay.h) found
  * congestion. @rnd: uniform in [0, SPEC_P_UNIT), supplied by the caller;
