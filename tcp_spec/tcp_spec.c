@@ -63,7 +63,10 @@
  *     (the receiver repeats it until our CWR arrives): ignored, so that
  *     one mark makes one reduction, not a second one at the next loss,
  *     nor at the CWR the stack enters for the echo on the ACK that ends a
- *     recovery (spec_echo_cwr()).
+ *     recovery (spec_echo_cwr()). An ECE on the ACK that ends a CWR,
+ *     which the receiver sent once our CWR had arrived, is a new mark
+ *     (spec_ece_echo()), and the CWR entered for it reduces: once a
+ *     window while a queue marks every packet.
  *   first slow start: ended by HyStart++ (RFC 9406, kernel/include/
  *     specnet/hystart.h) on a rise of the round's least RTT over the last
  *     round's or over the flow's least (cubic's delay_min), through five
