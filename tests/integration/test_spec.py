@@ -599,9 +599,9 @@ def test_b_marks_that_persist_reduce_once_a_window(spec, figure):
     whose average stays above max_th marks: the first mark halves the
     window (slow start), and each window after it brings a new mark, which
     reduces again, 0.8 at a time (or not at all while the window is below
-    what the last one delivered: spec_ece_reduces()), no more than once
-    per RTT, until the marks stop. The ACK that ends a CWR is above the
-    segment that carried our CWR, so its echo is a new mark
+    7/8 of what the path delivers in a min RTT: spec_ece_reduces()), no
+    more than once per RTT, until the marks stop. The ACK that ends a CWR
+    is above the segment that carried our CWR, so its echo is a new mark
     (spec_ece_echo()); read as the old one, each new mark took the flow
     back into CWR without a reduction and without growth, and the window
     stayed at half for as long as the marks lasted."""
@@ -611,8 +611,9 @@ def test_b_marks_that_persist_reduce_once_a_window(spec, figure):
         evs, _ = run_flow(c, "spec", seconds=4)
         assert lab.nft_counters(c, "rtr") == [151], "the marks did not happen"
         i = first_reduction(evs)
+        assert i, "the first traced ACK already had an ssthresh"
         t0 = evs[i]["t"]
-        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT) if i else evs[0]["cwnd"]
+        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT)
         cuts = [b for a, b in zip(evs[i - 1:], evs[i:]) if b["ssthresh"] < a["ssthresh"]]
         low = min(e["cwnd"] for e in evs[i:])
         gaps = [round(b["t"] - a["t"], 3) for a, b in zip(cuts, cuts[1:])]
