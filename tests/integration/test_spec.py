@@ -613,7 +613,7 @@ def test_b_marks_that_persist_reduce_once_a_window(spec, figure):
         i = first_reduction(evs)
         assert i, "the first traced ACK already had an ssthresh"
         t0 = evs[i]["t"]
-        pre = max(e["cwnd"] for e in evs[:i] if e["t"] > t0 - 3 * RTT)
+        pre, _, _ = loss_response(evs)
         cuts = [b for a, b in zip(evs[i - 1:], evs[i:]) if b["ssthresh"] < a["ssthresh"]]
         low = min(e["cwnd"] for e in evs[i:])
         gaps = [round(b["t"] - a["t"], 3) for a, b in zip(cuts, cuts[1:])]
