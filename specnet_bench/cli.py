@@ -466,7 +466,7 @@ def run_batch(cases, log):
     base = cases[0]["opts"].get("base")
     tb = time.time()
     net = Mininet(topo=topo, controller=None, build=True, waitConnected=False)
-    records, procs, stops, started = [], [], [], {}
+    records, procs, stops, started, clients = [], [], [], {}, {}
     tp_kbps = tp_prev = None
     sampler = lab.QueueSampler(period=0.5)
     try:
@@ -490,7 +490,8 @@ def run_batch(cases, log):
             else:
                 fccs = [c["cc"]] * (topo.flows(p) or 1)
             flows = flow_ports(fccs, [topo.flow_dst(p, i) for i in range(len(fccs))])
-            for port in port_clients(flows):
+            clients[p] = port_clients(flows)
+            for port in clients[p]:
                 topo._cmd(rcv, f"iperf3 -s -1 -D -J -p {port} "
                                f"--logfile /tmp/iperf3-{rcv.name}-{port}.log")
             plan.append((c, p, flows))
@@ -530,7 +531,7 @@ def run_batch(cases, log):
                      str(seconds + 2), "--seed", str(c["rep"]), "--size", str(ONOFF_SIZE),
                      "--json"],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-            for port, ids in port_clients(flows).items():
+            for port, ids in clients[p].items():
                 i, fc = ids[0], flows[ids[0]][0]
                 procs.append(((p, fc, port), topo.sender(net, p).popen(
                     ["iperf3", "-c", topo.flow_dst(p, i), "-p", str(port), "-t", str(seconds),
@@ -579,10 +580,9 @@ def run_batch(cases, log):
                         topo.sender(net, p).cmd(f"cat /proc/net/tcp_{fc} 2>/dev/null"))
             frecs = []
             t0 = min(started[(p, port)] for _, port in flows)
-            clients = port_clients(flows)
             for i, (fc, port) in enumerate(flows):
                 out, err = outs[(p, fc, port)]
-                ids = clients[port]
+                ids = clients[p][port]
                 k = ids.index(i) if len(ids) > 1 else None
                 lim = limits.get((p, port))
                 if k is not None:
@@ -655,7 +655,7 @@ def sender_limits(topo, net, plan, limits, t0):
             pr.kill()
             continue
         at = round(time.monotonic() - t0, 1)
-        best = {}                       # port -> its socket that carried most
+        best = {}                       # port -> (bytes acked, limits): the socket that carried most
         for sock in lab.parse_ss(out):
             try:
                 port = int(sock["socket"][3].rsplit(":", 1)[1])
@@ -665,10 +665,10 @@ def sender_limits(topo, net, plan, limits, t0):
             lim = lab.ss_limits(sock)
             if lim:                     # a stream of a client of several (iperf3 -P)
                 limits[(p, port, lport)] = dict(lim, at_s=at)
-            if sock.get("bytes_acked", 0) >= best.get(port, {}).get("bytes_acked", -1):
-                best[port] = sock
-        for port, sock in best.items():
-            lim = lab.ss_limits(sock)
+            acked = sock.get("bytes_acked", 0)
+            if acked >= best.get(port, (-1, None))[0]:
+                best[port] = (acked, lim)
+        for port, (_, lim) in best.items():
             if lim:
                 limits[(p, port)] = dict(lim, at_s=at)
 
@@ -1022,7 +1022,12 @@ def flow_goodputs(rs, frm=0.0):
     more than the link carried at any moment, and Jain counts the seconds
     a flow had the link to itself. None where @frm leaves nothing of the
     window."""
-    w = common_window(rs)
+    return goodputs_in(rs, common_window(rs), frm)
+
+
+def goodputs_in(rs, w, frm=0.0):
+    """flow_goodputs() of @rs, given their common window @w as
+    common_window(rs) gives it (None: they have none)."""
     if w is None:
         return [flow_goodput(r) for r in rs]
     a, b = max(w[0], frm), w[1]
@@ -1064,15 +1069,16 @@ def rep_stats(rs):
     counts as 0 goodput, in the case's goodput, Jain and the share."""
     rs = sorted(rs, key=lambda r: r["flow"])
     r0, cc = rs[0], rs[0]["cc"]
-    gs = flow_goodputs(rs)
+    w = common_window(rs)
+    gs = goodputs_in(rs, w)
     own = [r for r in rs if r["flow_cc"] == cc]
     g = sum(x for r, x in zip(rs, gs) if r["flow_cc"] == cc)
     ceil = r0.get("ceiling_bps", r0.get("ceiling_nominal_bps"))
     q = r0.get("queue") or {}
     sent = sum(r.get("bytes_sent", 0) for r in own if not failed(r))
     rtx = sum(r.get("retransmits", 0) for r in own if not failed(r))
-    if common_window(rs):
-        lg = flow_goodputs(rs, r0["seconds"] / 6)
+    if w:
+        lg = goodputs_in(rs, w, r0["seconds"] / 6)
         late = None if lg is None else [x for r, x in zip(rs, lg) if r["flow_cc"] == cc]
     else:
         late = [late_goodput(r) for r in own]
