@@ -115,6 +115,33 @@ def unload_module(name, tries=20):
     raise CmdError(f"rmmod {name} failed")
 
 
+@contextlib.contextmanager
+def modprobe_from(*names):
+    """For the block, the kernel's modprobe helper (/proc/sys/kernel/modprobe)
+    is a wrapper that logs what the kernel asks for and loads from a small
+    module tree holding our modules @names (a depmod of the whole distro
+    tree takes minutes over 9p); yields a function that returns the
+    arguments asked so far."""
+    rel = kernel_release()
+    root, wrapper, log = "/tmp/specnet-modroot", "/tmp/specnet-modprobe", "/tmp/specnet-modprobe.log"
+    mdir = f"{root}/lib/modules/{rel}"
+    sh(f"rm -rf {root} && mkdir -p {mdir}/extra && : > {log} && "
+       f"cp {' '.join(module_path(n) for n in names)} {mdir}/extra/ && "
+       f"cp /lib/modules/{rel}/modules.builtin* {mdir}/ && depmod -b {root} {rel}")
+    with open(wrapper, "w") as f:
+        f.write(f'#!/bin/sh\necho "$@" >> {log}\nexec /sbin/modprobe -d {root} "$@"\n')
+    os.chmod(wrapper, 0o755)
+    with open("/proc/sys/kernel/modprobe") as f:
+        old = f.read().strip()
+    with open("/proc/sys/kernel/modprobe", "w") as f:
+        f.write(wrapper)
+    try:
+        yield lambda: open(log).read().split()
+    finally:
+        with open("/proc/sys/kernel/modprobe", "w") as f:
+            f.write(old)
+
+
 def set_param(module, param, value):
     with open(f"/sys/module/{module}/parameters/{param}", "w") as f:
         f.write(str(value))

@@ -646,4 +646,8 @@ module_exit(cpecn_unregister);
 MODULE_AUTHOR("specnet");
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("CPECN: congestion probability from ECN-Echo sequences (and the WECN baseline)");
+/* the kernel asks for "tcp_<name>" when a congestion control it does not
+ * know is chosen: wecn's module is this one
+ */
+MODULE_ALIAS("tcp_wecn");
 MODULE_VERSION("0.1");

@@ -8,6 +8,7 @@ Senders run with tcp_ecn=1 and tcp_ecn_fallback=0 (iperf3 3.12 applies -C
 after connect(); see test_spec.py), so the Reno baseline is Reno+ECN.
 """
 import re
+import socket
 import threading
 import time
 
@@ -63,6 +64,26 @@ def test_load_twice_and_rmmod_in_use(cpecn):
         lab.set_param("tcp_cpecn", "alpha", 900)
     load_twice_and_rmmod_in_use("tcp_cpecn", "wecn", change_params)
     assert "cpecn" not in lab.available_ccs()
+
+
+@pytest.mark.parametrize("cc", ["cpecn", "wecn"])
+def test_loaded_by_name_when_chosen(cc):
+    """A privileged process that chooses a name the kernel does not know
+    makes it load one: it asks modprobe for "tcp_<name>"
+    (tcp_ca_find_autoload()), and "tcp_wecn" is tcp_cpecn's alias. A
+    modprobe of our own (lab.modprobe_from()) finds the module and logs
+    what was asked."""
+    lab.unload_module("tcp_cpecn")
+    try:
+        with lab.modprobe_from("tcp_cpecn") as asked:
+            with socket.socket() as s:
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+                got = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+            assert got.rstrip(b"\0") == cc.encode(), got
+            assert f"tcp_{cc}" in asked(), asked()
+        assert lab.module_loaded("tcp_cpecn")
+    finally:
+        lab.unload_module("tcp_cpecn")
 
 
 # ---- loss verdicts -------------------------------------------------------

@@ -410,36 +410,20 @@ def test_autoload_by_tc(redopt, dummy):
     """tc loads sch_redopt by itself: the kernel asks modprobe for
     "net-sch-redopt" (6.9+, NET_SCH_ALIAS_PREFIX; our MODULE_ALIAS) or
     "sch_redopt" (older: "sch_%s"), the one name its version asks. A
-    depmod of the whole distro tree takes minutes over 9p, so the module is
-    put in a small tree of its own and the kernel's modprobe helper
-    (/proc/sys/kernel/modprobe) is pointed at a wrapper that uses it and
-    logs what was asked."""
+    modprobe of our own (lab.modprobe_from()) finds it and logs what was
+    asked."""
     lab.unload_module("sch_redopt")
     rel = lab.kernel_release()
-    root = "/tmp/specnet-modroot"
-    mdir = f"{root}/lib/modules/{rel}"
-    wrapper, log = "/tmp/specnet-modprobe", "/tmp/specnet-modprobe.log"
-    lab.sh(f"rm -rf {root} {log} && mkdir -p {mdir}/extra && "
-           f"cp {lab.module_path('sch_redopt')} {mdir}/extra/ && "
-           f"cp /lib/modules/{rel}/modules.builtin* {mdir}/ && depmod -b {root} {rel}")
-    with open(wrapper, "w") as f:
-        f.write(f'#!/bin/sh\necho "$@" >> {log}\nexec /sbin/modprobe -d {root} "$@"\n')
-    os.chmod(wrapper, 0o755)
-    old = open("/proc/sys/kernel/modprobe").read().strip()
     try:
-        with open("/proc/sys/kernel/modprobe", "w") as f:
-            f.write(wrapper)
-        tc(dummy, f"qdisc add dev d0 root redopt {EXAMPLE}")
-        assert lab.module_loaded("sch_redopt")
-        asked = open(log).read().split()
-        major, minor = (int(x) for x in re.match(r"(\d+)\.(\d+)", rel).groups())
-        want, other = (("net-sch-redopt", "sch_redopt") if (major, minor) >= (6, 9)
-                       else ("sch_redopt", "net-sch-redopt"))
-        assert want in asked and other not in asked, (rel, asked)
-        tc(dummy, "qdisc del dev d0 root")
+        with lab.modprobe_from("sch_redopt") as asked:
+            tc(dummy, f"qdisc add dev d0 root redopt {EXAMPLE}")
+            assert lab.module_loaded("sch_redopt")
+            major, minor = (int(x) for x in re.match(r"(\d+)\.(\d+)", rel).groups())
+            want, other = (("net-sch-redopt", "sch_redopt") if (major, minor) >= (6, 9)
+                           else ("sch_redopt", "net-sch-redopt"))
+            assert want in asked() and other not in asked(), (rel, asked())
+            tc(dummy, "qdisc del dev d0 root")
     finally:
-        with open("/proc/sys/kernel/modprobe", "w") as f:
-            f.write(old)
         lab.unload_module("sch_redopt")
         lab.load_module("sch_redopt")
 
