@@ -504,7 +504,14 @@ def run_batch(cases, log):
             tp_prev = lab.get_param("tcp_tp", "capacity_kbps")
             lab.set_param("tcp_tp", "capacity_kbps", tp_kbps)
             log(f"tcp_tp capacity_kbps {tp_kbps}")
-        time.sleep(1)
+        # the receivers' iperf3 servers listening (a client that came
+        # before would be refused); one that never listens fails its flows
+        late = lab.in_threads(lambda x: lab.not_listening(
+            lab.node_netns(topo.receiver(net, x[1])), clients[x[1]]), plan)
+        for (c, p, _), ports in zip(plan, late):
+            if ports:
+                log(f"path {p} ({c['cc']} {c['value']}): no iperf3 server listening on "
+                    f"port(s) {', '.join(map(str, sorted(ports)))} after 10 s")
         unreachable = set()
         reach = lab.in_threads(lambda x: lab.node_reachable(topo.sender(net, x[1]),
                                                             topo.dst_ip(x[1])), plan)

@@ -3,6 +3,7 @@ in them (netns_pids()), and a destroy() that leaves nothing behind, not
 even the orphaned socket of a flow whose path went dark (it would keep its
 congestion control module in use in a guest)."""
 import os
+import subprocess
 import sys
 import time
 
@@ -32,6 +33,12 @@ except BlockingIOError:
     pass
 time.sleep(600)
 """
+
+# a listener on port sys.argv[1] that starts half a second late (as a
+# daemonized iperf3 server does after its parent returned)
+PY_LISTEN_LATE = ("-c 'import socket, sys, time; time.sleep(0.5); "
+                  "s = socket.create_server((\"\", int(sys.argv[1])), family=socket.AF_INET6, "
+                  "dualstack_ipv6=True); time.sleep(30)'")
 
 
 def orphans():
@@ -86,3 +93,80 @@ def test_destroy_leaves_no_orphan_of_a_flow_in_a_blackout(tmp_path):
         c.destroy()
     time.sleep(0.5)
     assert orphans() <= before, f"an orphan outlived the chain: {before} -> {orphans()}"
+
+
+def test_every_node_forwards_with_the_offloads_off():
+    """build() turns forwarding on in every node of a chain and the
+    segmentation and receive offloads off on every link (a shaper meets
+    the wire's frames, not 64 KB super-packets), each node's settings run
+    in its own namespace."""
+    c = lab.Chain(["snd", "rtr", "rcv"]).build()
+    try:
+        for a in ("snd", "rtr", "rcv"):
+            assert lab.sh("cat /proc/sys/net/ipv4/ip_forward", ns=c.ns(a)).strip() == "1", a
+        for a, ifn in (("snd", "e0r"), ("rtr", "e1l"), ("rtr", "e1r"), ("rcv", "e2l")):
+            k = lab.sh(f"ethtool -k {ifn}", ns=c.ns(a))
+            for feat in ("tcp-segmentation-offload", "generic-segmentation-offload",
+                         "generic-receive-offload"):
+                assert f"{feat}: off" in k, (a, ifn, feat, k)
+    finally:
+        c.destroy()
+
+
+def test_netns_names_are_what_ip_netns_lists():
+    c = lab.Chain(["snd", "rcv"]).build()
+    try:
+        listed = {line.split()[0] for line in lab.sh("ip netns list").splitlines() if line}
+        assert lab.netns_names() == listed and set(c.nodes) <= listed
+    finally:
+        c.destroy()
+    assert not set(c.nodes) & lab.netns_names()
+
+
+def test_not_listening_waits_for_the_socket_in_its_namespace():
+    """A server that listens half a second late is waited for; a port
+    nobody listens on, or one that listens in another namespace, is
+    returned once the timeout has passed."""
+    c = lab.Chain(["snd", "rcv"]).build()
+    try:
+        lab.sh(f"python3 {PY_LISTEN_LATE} {PORT} >/dev/null 2>&1 &", ns=c.ns("rcv"))
+        t = time.monotonic()
+        assert lab.not_listening(c.ns("rcv"), [PORT]) == set()
+        assert time.monotonic() - t >= 0.3
+        t = time.monotonic()
+        assert lab.not_listening(c.ns("snd"), [PORT], timeout=0.5) == {PORT}
+        assert lab.not_listening(c.ns("rcv"), [PORT, PORT + 1], timeout=0.5) == {PORT + 1}
+        assert time.monotonic() - t >= 1.0
+    finally:
+        c.destroy()
+
+
+def test_set_sysctls_writes_in_the_namespace_and_names_a_bad_key():
+    c = lab.Chain(["snd", "rcv"]).build()
+    try:
+        root = lab.sh("sysctl -n net.ipv4.tcp_ecn")
+        c.sysctl("snd", "net.ipv4.tcp_rmem", "4096 131072 1200000")
+        c.ecn_sender("rcv")
+        assert lab.sh("sysctl -n net.ipv4.tcp_rmem", ns=c.ns("snd")).split() == \
+            ["4096", "131072", "1200000"]
+        assert lab.sh("sysctl -n net.ipv4.tcp_ecn net.ipv4.tcp_ecn_fallback",
+                      ns=c.ns("rcv")).split() == ["1", "0"]
+        assert lab.sh("sysctl -n net.ipv4.tcp_ecn") == root
+        with pytest.raises(lab.CmdError, match=r"sysctl net.ipv4.no_such_key=1 in sn"):
+            lab.set_sysctls(c.ns("rcv"), "net.ipv4.tcp_ecn=2 net.ipv4.no_such_key=1")
+        # in order, as sysctl -w: the first was written
+        assert lab.sh("sysctl -n net.ipv4.tcp_ecn", ns=c.ns("rcv")).strip() == "2"
+    finally:
+        c.destroy()
+
+
+def test_popen_in_starts_the_process_in_the_namespace():
+    c = lab.Chain(["snd", "rcv"]).build()
+    try:
+        p = lab.popen_in(c.ns("rcv"), ["readlink", "/proc/self/ns/net"],
+                         stdout=subprocess.PIPE, text=True)
+        out, _ = p.communicate(timeout=30)
+        assert out.strip() == f"net:[{os.stat('/run/netns/' + c.ns('rcv')).st_ino}]"
+        assert os.readlink("/proc/thread-self/ns/net") != out.strip()   # this thread is back
+    finally:
+        c.destroy()

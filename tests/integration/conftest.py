@@ -106,9 +106,9 @@ def tp():
 
 @pytest.fixture(autouse=True)
 def no_leftover_namespaces():
-    before = set(lab.sh("ip netns list").split())
+    before = lab.netns_names()
     yield
-    after = set(lab.sh("ip netns list").split())
+    after = lab.netns_names()
     leaked = {n for n in after - before if n.startswith("sn")}
     for n in leaked:
         lab.run(f"ip netns del {n}")

@@ -69,8 +69,7 @@ class SpecdLab:
             f"ip tos set 0 pipe action csum ip" for direction in ("egress", "ingress")),
             ns=n.ns("rtr"))
         for r in ("a", "b", "c"):
-            subprocess.Popen(["ip", "netns", "exec", n.ns(r), "python3", BANNER,
-                              "5201", "5202"])
+            lab.popen_in(n.ns(r), ["python3", BANNER, "5201", "5202"])
         self.d = f"10.{n.base}.9.9"
         lab.sh(f"ip route add {self.d}/32 via 10.{n.base}.1.1 proto static", ns=self.ns)
         for r in ("a", "b", "c"):
@@ -112,8 +111,8 @@ class SpecdLab:
         if kw or not os.path.exists(self.conf):
             self.write_conf(**kw)
         self.logf = open(self.log, "a")
-        self.proc = subprocess.Popen(["ip", "netns", "exec", self.ns, SPECD, "-c", self.conf],
-                                     stderr=self.logf, stdout=self.logf)
+        self.proc = lab.popen_in(self.ns, [SPECD, "-c", self.conf],
+                                 stderr=self.logf, stdout=self.logf)
         return self.proc
 
     def signal(self, sig):
@@ -188,13 +187,14 @@ class SpecdLab:
         TCP_INFO (tcpi_options & TCPI_OPT_ECN): the ss of iproute2 6.1 here
         prints none of the option flags (ts, sack, ecn)."""
         ip = self.ip(r)
-        c = subprocess.Popen(["ip", "netns", "exec", self.ns, "python3", "-c",
-                              "import socket, sys, time\n"
-                              "s = socket.create_connection((sys.argv[1], 5202))\n"
-                              "s.recv(100)\n"
-                              "i = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)\n"
-                              "print(s.getsockname()[1], i[5], flush=True)\n"
-                              "time.sleep(60)\n", ip], stdout=subprocess.PIPE, text=True)
+        c = lab.popen_in(self.ns, ["python3", "-c",
+                                   "import socket, sys, time\n"
+                                   "s = socket.create_connection((sys.argv[1], 5202))\n"
+                                   "s.recv(100)\n"
+                                   "i = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)\n"
+                                   "print(s.getsockname()[1], i[5], flush=True)\n"
+                                   "time.sleep(60)\n", ip],
+                         stdout=subprocess.PIPE, text=True)
         self.clients.append(c)
         port, options = (int(x) for x in c.stdout.readline().split())
 
@@ -445,12 +445,14 @@ def test_scale_1000_destinations_in_one_interval(spec):
     """1000 managed destinations (addresses on a dummy device behind the
     router, all ECN capable) are probed and routed within one probe
     interval of specd's start. The interval is 30 s, about 3x what the
-    probe rounds take under TCG (8.6 s on 6.1), for noise; make bench
-    prints the same figures for the default 10 s."""
+    probe rounds take under TCG (8.6 s on 6.1), for noise;
+    tests/bench/specd_scale.py, run by hand in the guest, prints the same
+    figures for the default 10 s, and the steady state after the probes,
+    which nothing here asserts."""
     sys.path.insert(0, os.path.join(lab.TOP, "tests", "bench"))
     import specd_scale
 
-    m = specd_scale.measure(n=1000, interval_s=30, limit_s=120)
+    m = specd_scale.measure(n=1000, interval_s=30, limit_s=120, steady_s=0)
     print(specd_scale.report(m))
     assert m["routed"] == 1000, f"only {m['routed']}/1000 routed in {m['took_s']:.0f} s"
     assert m["took_s"] <= m["interval_s"], \

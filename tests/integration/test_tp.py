@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -61,7 +60,7 @@ def receiver(ns):
     a client run with RECEIVED hands back in its report
     (server_output_json)."""
     lab.sh(f"iperf3 -s -D -1 -J --logfile /tmp/iperf3-{ns}-5201.json", ns=ns)
-    time.sleep(0.3)
+    assert not lab.not_listening(ns, [5201]), f"iperf3 server in {ns}: not listening"
 
 
 RECEIVED = "--get-server-output"
