@@ -552,24 +552,6 @@ def data_flow(events):
 
 # ---- iperf3 ---------------------------------------------------------------
 
-def set_sysctls(ns, settings):
-    """Write the sysctls @settings ({key: value}, or `sysctl -w`'s "k=v
-    k=v" of single words) in the network namespace @ns (a name of `ip
-    netns`, or a path), in order, as `sysctl -qw` does: from this thread
-    inside it, where /proc/sys/net is the namespace's, with no process
-    started (a sysctl each cost ~0.15 s under TCG). The first that fails
-    raises CmdError, naming it."""
-    if isinstance(settings, str):
-        settings = dict(x.split("=", 1) for x in settings.split())
-    with in_netns(ns):
-        for key, value in settings.items():
-            try:
-                with open("/proc/sys/" + key.replace(".", "/"), "w") as f:
-                    f.write(str(value))
-            except OSError as e:
-                raise CmdError(f"sysctl {key}={value} in {ns}: {e.strerror}") from None
-
-
 def sender_ecn_sysctls(ecn=True):
     """The sysctl assignments (for `sysctl -qw`) of a sending host: ECN
     requested and kept, or neither. Kept means no fallback: a SYN
@@ -930,6 +912,24 @@ def popen_in(ns, argv, **kw):
     The child shares the guest's mounts (see _shell())."""
     with in_netns(ns):
         return subprocess.Popen(argv, **kw)
+
+
+def set_sysctls(ns, settings):
+    """Write the sysctls @settings ({key: value}, or `sysctl -w`'s "k=v
+    k=v" of single words) in the network namespace @ns (a name of `ip
+    netns`, or a path), in order, as `sysctl -qw` does: from this thread
+    inside it, where /proc/sys/net is the namespace's, with no process
+    started (a sysctl each cost ~0.15 s under TCG). The first that fails
+    raises CmdError, naming it."""
+    if isinstance(settings, str):
+        settings = dict(x.split("=", 1) for x in settings.split())
+    with in_netns(ns):
+        for key, value in settings.items():
+            try:
+                with open("/proc/sys/" + key.replace(".", "/"), "w") as f:
+                    f.write(str(value))
+            except OSError as e:
+                raise CmdError(f"sysctl {key}={value} in {ns}: {e.strerror}") from None
 
 
 def netns_names():
